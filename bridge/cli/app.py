@@ -1,0 +1,79 @@
+"""The typer application and the options every command shares.
+
+Exit codes scripts can trust: 0 done, 1 done but problems were found (e.g. `doctor`),
+2 bad usage or a vault that cannot be used.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from bridge.settings import Settings, load_settings
+from bridge.vault.store import VaultError, VaultStore
+
+app = typer.Typer(
+    name="vault-bridge",
+    help="Agent-native memory that lives in an Obsidian vault.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+VaultOpt = Annotated[
+    Path | None,
+    typer.Option("--vault", "-v", help="Vault folder [env VAULT_BRIDGE_VAULT; default: .]"),
+]
+StateDirOpt = Annotated[
+    Path | None, typer.Option("--state-dir", help="State folder [env VAULT_BRIDGE_STATE_DIR]")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    """Print an error the user can act on and return the exit to raise."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any) -> Settings:
+    """Settings with the command's flags on top of env and config file."""
+    return load_settings(vault=vault, state_dir=state_dir, **extra)
+
+
+def open_store(settings: Settings) -> VaultStore:
+    """The vault store, or a clean exit naming the problem."""
+    try:
+        return VaultStore(settings.vault, settings.ignore_rules, settings.max_note_bytes)
+    except VaultError as exc:
+        raise fail(str(exc)) from exc
+
+
+def print_json(data: object) -> None:
+    """JSON on stdout, nothing else, so scripts can parse it."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI with `argv` (default: `sys.argv[1:]`) and return the exit code."""
+    # Import for their side effect of registering commands on `app`.
+    from bridge.cli import vault_commands  # noqa: F401
+
+    try:
+        app(args=argv, prog_name="vault-bridge")
+    except SystemExit as exc:
+        # Standalone mode prints usage errors itself and exits; turn that into a return value.
+        if exc.code is None:
+            return EXIT_OK
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    return EXIT_OK

@@ -1,0 +1,153 @@
+"""Commands about the vault itself: init, status, doctor, serve."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from bridge.cli.app import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    JsonOpt,
+    StateDirOpt,
+    VaultOpt,
+    app,
+    console,
+    fail,
+    open_store,
+    print_json,
+    settings_for,
+)
+from bridge.settings import Settings
+from bridge.vault.scan import VaultReport, scan_vault
+
+
+def template_dir() -> Path:
+    """The bundled template: packaged in the wheel, or the repository's `vault-template/`."""
+    packaged = Path(__file__).resolve().parents[1] / "_template"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "vault-template"
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Folder for the new vault.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Add to a non-empty folder, keeping existing files.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Create a new vault from the bundled template."""
+    source = template_dir()
+    if not source.is_dir():
+        raise fail(f"the vault template is missing (looked in {source})")
+    target = directory.expanduser()
+    if target.exists() and not target.is_dir():
+        raise fail(f"{target} exists and is not a folder")
+    if target.exists() and any(target.iterdir()) and not force:
+        raise fail(f"{target} is not empty; use --force to add the template beside its files")
+    created: list[str] = []
+    kept: list[str] = []
+    for file in sorted(p for p in source.rglob("*") if p.is_file()):
+        rel = file.relative_to(source)
+        dest = target / rel
+        if dest.exists():
+            kept.append(rel.as_posix())  # never overwrite a file someone already has
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(file, dest)
+        created.append(rel.as_posix())
+    if json_out:
+        print_json({"vault": str(target.resolve()), "created": created, "kept": kept})
+        return
+    console.print(f"Created a vault at [bold]{target.resolve()}[/] ({len(created)} files).")
+    if kept:
+        console.print(f"Kept {len(kept)} existing files unchanged.")
+    console.print("Open it in Obsidian (Open folder as vault), then run:")
+    console.print(f"  vault-bridge serve --vault {target}")
+
+
+def _status_table(settings: Settings, report: VaultReport) -> Table:
+    table = Table(title=f"Vault {settings.vault_path}", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for key, value in report.summary().items():
+        table.add_row(key.replace("_", " "), str(value))
+    table.add_row("state dir", str(settings.state_path))
+    return table
+
+
+@app.command()
+def status(
+    vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Counts of notes, entries, folders, relations and problems."""
+    settings = settings_for(vault, state_dir)
+    report = scan_vault(open_store(settings))
+    if json_out:
+        print_json(
+            {
+                "vault": str(settings.vault_path),
+                "state_dir": str(settings.state_path),
+                **report.summary(),
+            }
+        )
+        return
+    console.print(_status_table(settings, report))
+    if report.problems:
+        console.print(f"{len(report.problems)} problems: run `vault-bridge doctor` for the list.")
+
+
+@app.command()
+def doctor(
+    vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False
+) -> None:
+    """List every problem note with the reason; exit 1 when there are any."""
+    settings = settings_for(vault, state_dir)
+    report = scan_vault(open_store(settings))
+    problems = sorted(report.problems, key=lambda p: (p.path, p.code))
+    if json_out:
+        print_json(
+            {
+                "count": len(problems),
+                "problems": [
+                    {
+                        "path": p.path,
+                        "code": p.code,
+                        "message": p.message,
+                        "writes_blocked": p.blocks_writes,
+                    }
+                    for p in problems
+                ],
+            }
+        )
+    elif not problems:
+        console.print(f"No problems in {len(report.paths)} notes.")
+    else:
+        table = Table(title=f"{len(problems)} problems")
+        table.add_column("note")
+        table.add_column("problem")
+        table.add_column("details")
+        for p in problems:
+            table.add_row(p.path, p.code.replace("_", " "), p.message.removeprefix(f"{p.path}: "))
+        console.print(table)
+    raise typer.Exit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+@app.command()
+def serve(vault: VaultOpt = None, state_dir: StateDirOpt = None) -> None:
+    """Run the bridge on a vault in the foreground until Ctrl-C."""
+    settings = settings_for(vault, state_dir)
+    report = scan_vault(open_store(settings))
+    console.print(_status_table(settings, report))
+    console.print("Vault Bridge is running. Press Ctrl-C to stop.")
+    try:
+        signal.pause()
+    except KeyboardInterrupt:
+        console.print("Stopped.")

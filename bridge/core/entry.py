@@ -1,0 +1,313 @@
+"""The entry model: any note read leniently, and the five-part entry rendered for new writes.
+
+A note in the vault is knowledge whether or not it follows the entry format: a daily note has a
+title and blocks; an entry also has Relations, Raw Concept, Narrative and Snippets sections and
+lifecycle frontmatter. `parse_note` never fails; what it could not understand becomes a
+`Problem` so `status`/`doctor` can report it and the store can refuse to write the note.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bridge.core import frontmatter as fm
+from bridge.core.markdown import Block, Heading, parse_structure
+from bridge.core.paths import stem
+from bridge.core.relations import WikiLink, links_in_blocks, links_in_frontmatter
+
+ProblemCode = Literal[
+    "malformed_frontmatter",
+    "duplicate_frontmatter",
+    "empty",
+    "binary",
+    "too_large",
+    "not_utf8",
+    "unreadable",
+    "outside_vault",
+    "unresolved_link",
+    "missing",
+]
+
+KNOWN_KEYS = ("title", "summary", "tags", "status", "created", "updated", "author")
+SECTIONS = ("relations", "raw concept", "narrative", "snippets")
+RAW_CONCEPT_KEYS = ("task", "changes", "source", "author")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a note, in words that name the file and say what to do."""
+
+    path: str
+    code: ProblemCode
+    message: str
+    # A note with a blocking problem is never written by the bridge until a human fixes it.
+    blocks_writes: bool = True
+
+
+@dataclass(frozen=True)
+class Relation:
+    """An edge to another entry: the wikilink target as written, and why they relate."""
+
+    target: str
+    reason: str | None = None
+    alias: str | None = None
+    heading: str | None = None
+    block: str | None = None
+
+    def wikilink(self) -> str:
+        return WikiLink(self.target, self.heading, self.block, self.alias).render()
+
+
+@dataclass(frozen=True)
+class RawConcept:
+    """Provenance of an entry: the task, what changed, the source and who wrote it."""
+
+    task: str = ""
+    changes: str = ""
+    source: str = ""
+    author: str = ""
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def is_empty(self) -> bool:
+        return not (self.task or self.changes or self.source or self.author or self.extra)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """A code block of the Snippets section."""
+
+    language: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """ByteRover's five-part record <Relations, Raw Concept, Narrative, Snippets, Lifecycle>."""
+
+    title: str
+    summary: str = ""
+    tags: tuple[str, ...] = ()
+    status: str | None = None
+    created: dt.datetime | None = None
+    updated: dt.datetime | None = None
+    author: str | None = None
+    relations: tuple[Relation, ...] = ()
+    raw_concept: RawConcept = RawConcept()
+    narrative: str = ""
+    snippets: tuple[Snippet, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note as the bridge understands it; built from text, never written back from here."""
+
+    path: str
+    title: str
+    frontmatter: Mapping[str, Any]
+    body: str
+    body_line: int
+    headings: tuple[Heading, ...]
+    blocks: tuple[Block, ...]
+    links: tuple[WikiLink, ...]
+    entry: Entry
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def writable(self) -> bool:
+        """False when the bridge must leave the note alone until a human fixes it."""
+        return not any(p.blocks_writes for p in self.problems)
+
+    @property
+    def is_entry(self) -> bool:
+        """True for notes that use at least one of the entry sections."""
+        return any(h.text.strip().lower() in SECTIONS for h in self.headings)
+
+
+def _section_blocks(blocks: tuple[Block, ...], name: str) -> list[Block]:
+    return [b for b in blocks if any(h.strip().lower() == name for h in b.heading_path)]
+
+
+def _section_text(body_lines: list[str], headings: tuple[Heading, ...], name: str) -> str:
+    for i, heading in enumerate(headings):
+        if heading.text.strip().lower() != name:
+            continue
+        end = len(body_lines)
+        for later in headings[i + 1 :]:
+            if later.level <= heading.level:
+                end = later.line
+                break
+        return "\n".join(body_lines[heading.line + 1 : end]).strip()
+    return ""
+
+
+def _strip_bullet(text: str) -> str:
+    first, *rest = text.strip().split("\n")
+    first = first.lstrip()
+    if first[:1] in {"-", "*", "+"}:
+        first = first[1:].lstrip()
+    return "\n".join([first, *(line.strip() for line in rest)]).strip()
+
+
+def _raw_concept(blocks: list[Block]) -> RawConcept:
+    known: dict[str, str] = {}
+    extra: list[tuple[str, str]] = []
+    for block in blocks:
+        if block.kind != "list_item":
+            continue
+        key, sep, value = _strip_bullet(block.text).partition(":")
+        if not sep:
+            continue
+        name = key.strip().lower()
+        if name in RAW_CONCEPT_KEYS and name not in known:
+            known[name] = value.strip()
+        else:
+            extra.append((key.strip(), value.strip()))
+    return RawConcept(**known, extra=tuple(extra))
+
+
+def _snippets(blocks: list[Block]) -> tuple[Snippet, ...]:
+    out = []
+    for block in blocks:
+        if block.kind != "code":
+            continue
+        lines = block.text.split("\n")
+        fence = lines[0].strip()[:3]
+        body = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(fence) else lines[1:]
+        out.append(Snippet(block.info, "\n".join(body)))
+    return tuple(out)
+
+
+def _as_datetime(value: object) -> dt.datetime | None:
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
+    if isinstance(value, str):
+        try:
+            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+    return None
+
+
+def _as_tags(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(t.lstrip("#") for t in value.replace(",", " ").split() if t.strip("#"))
+    if isinstance(value, list | tuple):
+        return tuple(str(t).lstrip("#") for t in value if t is not None and str(t).strip("#"))
+    return ()
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def parse_note(path: str, text: str) -> Note:
+    """Understand any note. Never raises; problems are returned on the note."""
+    problems: list[Problem] = []
+    parts = fm.split(text)
+    meta: dict[str, Any] = {}
+    body, body_line = parts.body, parts.body_line
+    if parts.has_block:
+        try:
+            meta = fm.load(parts.yaml_text)
+        except fm.FrontmatterError as exc:
+            problems.append(Problem(path, "malformed_frontmatter", f"{path}: {exc}"))
+            # Index the whole file as text so nothing in it becomes unfindable.
+            body, body_line = text.lstrip("\ufeff"), 0
+        second = fm.split(body.lstrip("\r\n"))
+        if not problems and second.has_block and second.yaml_text.strip():
+            problems.append(
+                Problem(
+                    path,
+                    "duplicate_frontmatter",
+                    f"{path}: a second `---` frontmatter block follows the first; only the first "
+                    "is read as properties, merge them",
+                    blocks_writes=False,
+                )
+            )
+    if not text.strip():
+        problems.append(Problem(path, "empty", f"{path}: the note is empty", blocks_writes=False))
+
+    structure = parse_structure(body)
+    body_lines = body.split("\n")
+    h1 = next((h.text for h in structure.headings if h.level == 1 and h.text), None)
+    title = h1 or _text(meta.get("title")) or stem(path)
+    links = links_in_blocks(structure.blocks)
+    if "related" in meta:
+        links += links_in_frontmatter(meta["related"])
+
+    relations = tuple(
+        Relation(link.target, link.reason, link.alias, link.heading, link.block)
+        for link in links
+        if link.origin == "relations"
+    )
+    entry = Entry(
+        title=_text(meta.get("title")) or title,
+        summary=_text(meta.get("summary")),
+        tags=_as_tags(meta.get("tags")),
+        status=_text(meta.get("status")) or None,
+        created=_as_datetime(meta.get("created")),
+        updated=_as_datetime(meta.get("updated")),
+        author=_text(meta.get("author")) or None,
+        relations=relations,
+        raw_concept=_raw_concept(_section_blocks(structure.blocks, "raw concept")),
+        narrative=_section_text(body_lines, structure.headings, "narrative"),
+        snippets=_snippets(_section_blocks(structure.blocks, "snippets")),
+        extra={k: v for k, v in meta.items() if k not in KNOWN_KEYS},
+    )
+    return Note(
+        path=path,
+        title=title,
+        frontmatter=meta,
+        body=body,
+        body_line=body_line,
+        headings=structure.headings,
+        blocks=structure.blocks,
+        links=tuple(links),
+        entry=entry,
+        problems=tuple(problems),
+    )
+
+
+def _fence_for(code: str) -> str:
+    longest = max((len(run) for run in code.split("\n") if set(run.strip()) == {"`"}), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def render_entry(entry: Entry) -> str:
+    """The Markdown of a new entry: frontmatter, H1 and the four body sections."""
+    lines = ["---", f"title: {fm.format_scalar(entry.title)}"]
+    if entry.summary:
+        lines.append(f"summary: {fm.format_scalar(entry.summary)}")
+    lines.append(f"tags: {fm.format_scalar(list(entry.tags))}")
+    for key in ("status", "created", "updated", "author"):
+        value = getattr(entry, key)
+        if value is not None:
+            lines.append(f"{key}: {fm.format_scalar(value)}")
+    for key, value in entry.extra.items():
+        lines.append(f"{key}: {fm.format_scalar(value)}")
+    lines += ["---", f"# {entry.title}", "", "## Relations"]
+    for relation in entry.relations:
+        reason = f" - {relation.reason}" if relation.reason else ""
+        lines.append(f"- {relation.wikilink()}{reason}")
+    lines += ["", "## Raw Concept"]
+    rc = entry.raw_concept
+    for key in RAW_CONCEPT_KEYS:
+        value = getattr(rc, key)
+        if value:
+            lines.append(f"- {key.capitalize()}: {value}")
+    lines += [f"- {key}: {value}" for key, value in rc.extra]
+    lines += ["", "## Narrative"]
+    if entry.narrative:
+        lines.append(entry.narrative.strip())
+    lines += ["", "## Snippets"]
+    for snippet in entry.snippets:
+        fence = _fence_for(snippet.code)
+        lines += [f"{fence}{snippet.language}", snippet.code, fence, ""]
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,95 @@
+"""Vault-relative paths: the one spelling every layer agrees on, and the rules for new names.
+
+A note is named by its POSIX path relative to the vault root, with the `.md` suffix
+(`engineering/auth/jwt_expiry.md`). Agents and links often leave the suffix off or add a leading
+`@`; `normalise_note_path` accepts those spellings and refuses anything that could leave the vault.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NOTE_SUFFIX = ".md"
+
+# Windows forbids these in file names; Obsidian additionally forbids the link syntax characters,
+# because a note called `a#b` or `a|b` could never be linked to.
+_WINDOWS_ILLEGAL = set('<>:"|?*\\')
+_OBSIDIAN_ILLEGAL = set("#^[]|")
+_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+_MAX_SEGMENT_BYTES = 255
+
+
+class UnsafePathError(ValueError):
+    """A path that would leave the vault or cannot exist on every platform Obsidian runs on."""
+
+
+def _check_segment(segment: str, original: str) -> None:
+    if segment in {"", "."}:
+        raise UnsafePathError(f"path `{original}` has an empty or `.` segment")
+    if segment == "..":
+        raise UnsafePathError(f"path `{original}` leaves the vault (`..` is not allowed)")
+    if segment.startswith("."):
+        raise UnsafePathError(
+            f"path `{original}`: `{segment}` starts with a dot; dot folders and files are hidden "
+            "from Obsidian and ignored by the bridge"
+        )
+    bad = sorted({c for c in segment if c in _WINDOWS_ILLEGAL or c in _OBSIDIAN_ILLEGAL})
+    if bad:
+        shown = " ".join(f"`{c}`" for c in bad)
+        raise UnsafePathError(
+            f"path `{original}`: `{segment}` contains {shown}, "
+            "which Windows or Obsidian links cannot use"
+        )
+    if any(unicodedata.category(c) == "Cc" for c in segment):
+        raise UnsafePathError(f"path `{original}` contains control characters")
+    if segment != segment.rstrip(" ."):
+        raise UnsafePathError(f"path `{original}`: `{segment}` ends with a space or a dot")
+    if _WINDOWS_RESERVED.match(segment):
+        raise UnsafePathError(f"path `{original}`: `{segment}` is a reserved name on Windows")
+    if len(segment.encode("utf-8")) > _MAX_SEGMENT_BYTES:
+        raise UnsafePathError(f"path `{original}`: a name is longer than 255 bytes")
+
+
+def _looks_absolute(path: str) -> bool:
+    return path.startswith(("/", "\\", "~")) or bool(re.match(r"^[A-Za-z]:", path))
+
+
+def normalise_note_path(path: str) -> str:
+    """Return the canonical `a/b/c.md` form of a note path, or raise `UnsafePathError`.
+
+    Accepts `@a/b/c.md`, `a/b/c`, `a/b/c.md` and surrounding white space. Refuses absolute
+    paths, `..`, backslashes, hidden segments and characters that Windows or Obsidian links
+    cannot carry, so a name that passes here is safe to create anywhere the vault syncs to.
+    """
+    original = path
+    candidate = unicodedata.normalize("NFC", path.strip())
+    if candidate.startswith("@"):
+        candidate = candidate[1:]
+    if not candidate:
+        raise UnsafePathError("path is empty")
+    if _looks_absolute(candidate):
+        raise UnsafePathError(f"path `{original}` is absolute; give a path inside the vault")
+    if "\\" in candidate:
+        raise UnsafePathError(f"path `{original}` uses `\\`; separate folders with `/`")
+    if candidate.lower().endswith(NOTE_SUFFIX):
+        candidate = candidate[: -len(NOTE_SUFFIX)]
+    segments = candidate.split("/")
+    for segment in segments:
+        _check_segment(segment, original)
+    return "/".join(segments) + NOTE_SUFFIX
+
+
+def link_target(path: str) -> str:
+    """The wikilink spelling of a note path: `a/b/c.md` -> `a/b/c`."""
+    return path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
+
+
+def stem(path: str) -> str:
+    """The file name of a note without folders or suffix."""
+    return link_target(path).rsplit("/", 1)[-1]
+
+
+def parent(path: str) -> str:
+    """The folder of a note path (`""` at the vault root)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""

@@ -1,0 +1,223 @@
+"""Relations: agents' `@path.md` mentions and the vault's `[[wikilinks]]`, and how links resolve.
+
+Agents (and ByteRover) name related entries as `@domain/topic/entry.md`; Obsidian needs
+`[[domain/topic/entry]]` for backlinks and the graph view. The vault stores wikilinks; the bridge
+converts at the edges and resolves links the way Obsidian does, so both sides see one graph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from bridge.core.markdown import Block, text_outside_code
+from bridge.core.paths import NOTE_SUFFIX, link_target
+
+LinkOrigin = Literal["relations", "body", "frontmatter"]
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_AGENT_MENTION = re.compile(r"^@?(?P<path>[^\s@][^\s]*?)(?:\.md)?(?:\s+-\s+(?P<reason>.*))?$")
+# Embeds and links of attachments are not knowledge relations.
+_ATTACHMENT = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|wav|ogg|m4a|flac|webm|mp4|mov|mkv|canvas|base)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    """One `[[target#heading^block|alias]]`, with the parts Obsidian allows kept apart."""
+
+    target: str
+    heading: str | None = None
+    block: str | None = None
+    alias: str | None = None
+    embed: bool = False
+    origin: LinkOrigin = "body"
+    reason: str | None = None
+    line: int | None = None
+
+    def render(self, target: str | None = None) -> str:
+        """The link as Markdown, optionally pointing at a new target (aliases etc. kept)."""
+        text = target if target is not None else self.target
+        if self.heading:
+            text += f"#{self.heading}"
+        if self.block:
+            text += f"#^{self.block}"
+        if self.alias is not None:
+            text += f"|{self.alias}"
+        return f"{'!' if self.embed else ''}[[{text}]]"
+
+
+def parse_wikilink(inner: str, embed: bool = False, **extra: object) -> WikiLink:
+    """Split the inside of `[[...]]` into target, heading, block and alias."""
+    alias: str | None = None
+    if "|" in inner:
+        inner, alias = inner.split("|", 1)
+        inner = inner.rstrip("\\")  # `\|` is how a link escapes its pipe inside a table
+    heading: str | None = None
+    block: str | None = None
+    if "#" in inner:
+        inner, fragment = inner.split("#", 1)
+        if fragment.startswith("^"):
+            block = fragment[1:]
+        else:
+            heading = fragment
+    return WikiLink(
+        target=inner.strip(),
+        heading=heading,
+        block=block,
+        alias=alias,
+        embed=embed,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def find_wikilinks(
+    text: str, origin: LinkOrigin = "body", line: int | None = None
+) -> list[WikiLink]:
+    """Every wikilink to a note in a Markdown fragment, ignoring code and attachments."""
+    links = []
+    for match in _WIKILINK.finditer(text_outside_code(text)):
+        link = parse_wikilink(match.group(2), embed=bool(match.group(1)), origin=origin, line=line)
+        if _is_note_link(link):
+            links.append(link)
+    return links
+
+
+def _is_note_link(link: WikiLink) -> bool:
+    return bool(link.target) and not _ATTACHMENT.search(link.target)
+
+
+def _reason_after(link_text: str, block_text: str) -> str | None:
+    """The `- reason` that follows a link in a Relations list item."""
+    _, _, rest = block_text.partition(link_text)
+    rest = rest.strip()
+    if rest.startswith(("-", "–", "—", ":")):
+        return rest[1:].strip() or None
+    return None
+
+
+def links_in_blocks(
+    blocks: Iterable[Block], relations_heading: str = "relations"
+) -> list[WikiLink]:
+    """Links of a note's body; those in the Relations section carry their reason."""
+    found: list[WikiLink] = []
+    for block in blocks:
+        if block.kind == "code" or "[[" not in block.text:
+            continue
+        in_relations = any(h.strip().lower() == relations_heading for h in block.heading_path)
+        origin: LinkOrigin = "relations" if in_relations else "body"
+        for link in find_wikilinks(block.text, origin=origin, line=block.start_line):
+            if in_relations and block.kind == "list_item":
+                reason = _reason_after(link.render(), block.text)
+                link = WikiLink(**{**link.__dict__, "reason": reason})
+            found.append(link)
+    return found
+
+
+def links_in_frontmatter(value: object) -> list[WikiLink]:
+    """Links listed under a frontmatter key such as `related:` (a string or a list of them)."""
+    items = value if isinstance(value, list) else [value]
+    links: list[WikiLink] = []
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        inline = find_wikilinks(item, origin="frontmatter")
+        if inline:
+            links.extend(inline)
+        elif item.strip():
+            # `related: [a/b/c]` without brackets (YAML turns `[[x]]` unquoted into a list).
+            links.append(parse_wikilink(item.strip(), origin="frontmatter"))
+    return [link for link in links if _is_note_link(link)]
+
+
+def agent_to_wikilink(mention: str) -> tuple[str, str | None]:
+    """`@a/b/c.md - reason` -> (`[[a/b/c]]`, `reason`). A `[[...]]` given already is kept."""
+    text = mention.strip()
+    if text.startswith("[["):
+        link_text, _, rest = text.partition("]]")
+        reason = rest.strip().lstrip("-–—:").strip() or None
+        return link_text + "]]", reason
+    match = _AGENT_MENTION.match(text)
+    if not match:
+        raise ValueError(f"`{mention}` is not a relation; write it as @domain/topic/entry.md")
+    return f"[[{link_target(match.group('path'))}]]", match.group("reason")
+
+
+def wikilink_to_agent(path: str) -> str:
+    """A resolved note path as agents write it: `a/b/c.md` -> `@a/b/c.md`."""
+    return "@" + (path if path.lower().endswith(NOTE_SUFFIX) else path + NOTE_SUFFIX)
+
+
+class LinkResolver:
+    """Resolves link targets to note paths the way Obsidian does.
+
+    Obsidian matches case-insensitively: first the exact path from the vault root, then a path
+    relative to the linking note, then any note whose path ends with the target (a bare file name
+    is the common case), preferring the shortest path and then alphabetical order so the answer
+    is deterministic when two notes share a name.
+    """
+
+    def __init__(self, note_paths: Iterable[str]) -> None:
+        self._exact: dict[str, str] = {}
+        self._by_name: dict[str, list[str]] = {}
+        for path in sorted(note_paths, key=lambda p: (p.count("/"), len(p), p)):
+            key = link_target(path).lower()
+            self._exact.setdefault(key, path)
+            name = key.rsplit("/", 1)[-1]
+            self._by_name.setdefault(name, []).append(path)
+
+    def resolve(self, target: str, source: str | None = None) -> str | None:
+        """The note a link points at, or None when it resolves to nothing."""
+        key = link_target(target.strip().replace("\\", "/")).lower().lstrip("/")
+        if not key:
+            return source  # `[[#heading]]` points into the linking note itself
+        if key in self._exact:
+            return self._exact[key]
+        if source and "/" in source:
+            folder = source.rsplit("/", 1)[0].lower().split("/")
+            parts = folder + key.split("/")
+            stack: list[str] = []
+            for part in parts:
+                if part == "..":
+                    if stack:
+                        stack.pop()
+                elif part not in {"", "."}:
+                    stack.append(part)
+            relative = "/".join(stack)
+            if relative in self._exact:
+                return self._exact[relative]
+        name = key.rsplit("/", 1)[-1]
+        for candidate in self._by_name.get(name, []):
+            lowered = link_target(candidate).lower()
+            if lowered == key or lowered.endswith("/" + key):
+                return candidate
+        return None
+
+    def resolve_all(
+        self, links: Iterable[WikiLink], source: str
+    ) -> tuple[list[tuple[WikiLink, str]], list[WikiLink]]:
+        """Split links into resolved (link, path) pairs and unresolved links."""
+        resolved: list[tuple[WikiLink, str]] = []
+        unresolved: list[WikiLink] = []
+        for link in links:
+            path = self.resolve(link.target, source)
+            if path is None:
+                unresolved.append(link)
+            else:
+                resolved.append((link, path))
+        return resolved, unresolved
+
+
+def edges(resolved: Iterable[tuple[WikiLink, str]], source: str) -> Mapping[str, str | None]:
+    """Distinct relation edges of a note: target path -> first reason given, self-links dropped."""
+    out: dict[str, str | None] = {}
+    for link, path in resolved:
+        if path == source:
+            continue
+        if path not in out or (out[path] is None and link.reason):
+            out[path] = link.reason
+    return out

@@ -1,0 +1,1 @@
+"""Adapters for the vault's files: listing, reading, atomic writing and path safety."""

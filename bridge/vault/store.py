@@ -1,0 +1,262 @@
+"""The vault store: the only code that reads and writes note files.
+
+Contract (DESIGN section 1): reading never changes a byte or an mtime; a write whose bytes equal
+the file's current bytes is skipped; every write is atomic (unique temp file in the same folder,
+fsync, rename, fsync of the folder) so a crash leaves either the old note or the new one; the
+temp names carry `TEMP_MARKER` and a leading dot so Obsidian, sync tools and our watcher ignore
+them; nothing is ever read or written outside the vault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bridge.core import frontmatter as fm
+from bridge.core.entry import Note, Problem, parse_note
+from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
+
+DEFAULT_MAX_NOTE_BYTES = 8 * 1024 * 1024
+_BINARY_SNIFF = 8192
+
+
+def content_hash(data: bytes) -> str:
+    """The hash that identifies a note's exact bytes (reviews, own-write suppression, moves)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class VaultError(Exception):
+    """A problem with the vault itself (missing folder...), as a message for the user."""
+
+
+class NoteError(Exception):
+    """A note that cannot be read or written; `problem` says which and why."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """A note's bytes as read, with the stat fields used to detect changes cheaply."""
+
+    path: str
+    data: bytes
+    text: str
+    size: int
+    mtime_ns: int
+    hash: str
+    problems: tuple[Problem, ...] = ()
+
+    def parse(self) -> Note:
+        """The parsed note; read problems (e.g. not UTF-8) are merged into its problems."""
+        note = parse_note(self.path, self.text)
+        if not self.problems:
+            return note
+        from dataclasses import replace
+
+        return replace(note, problems=self.problems + note.problems)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: `changed` is False when the bytes were already there."""
+
+    path: str
+    changed: bool
+    hash: str
+
+
+class VaultStore:
+    """Lists, reads and atomically writes the notes of one vault folder."""
+
+    def __init__(
+        self,
+        root: Path,
+        ignore: IgnoreRules | None = None,
+        max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES,
+    ) -> None:
+        if not root.exists():
+            raise VaultError(f"vault folder {root} does not exist; create it or run `init`")
+        if not root.is_dir():
+            raise VaultError(f"vault path {root} is not a folder")
+        self.root = root.resolve()
+        self.ignore = ignore or IgnoreRules()
+        self.max_note_bytes = max_note_bytes
+
+    # -- paths -----------------------------------------------------------------------------
+
+    def absolute(self, rel_path: str) -> Path:
+        """The file of a vault path, refusing any spelling or symlink that leaves the vault."""
+        rel = normalise_note_path(rel_path)
+        target = self.root / rel
+        resolved = target.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise UnsafePathError(f"path `{rel_path}` resolves outside the vault (symlink?)")
+        return target
+
+    def relative(self, path: Path) -> str:
+        """The vault path of a file under the root (POSIX separators)."""
+        return path.relative_to(self.root).as_posix()
+
+    # -- listing ---------------------------------------------------------------------------
+
+    def iter_paths(self) -> Iterator[str]:
+        """Vault paths of every note in a deterministic walk, by the ignore rules. Never raises."""
+        for dirpath, dirnames, filenames in os.walk(self.root, onerror=lambda _e: None):
+            rel_dir = Path(dirpath).relative_to(self.root).as_posix()
+            rel_dir = "" if rel_dir == "." else rel_dir
+            dirnames[:] = sorted(
+                d for d in dirnames if not self.ignore.ignores_dir(f"{rel_dir}/{d}".lstrip("/"))
+            )
+            for name in sorted(filenames):
+                rel = f"{rel_dir}/{name}".lstrip("/")
+                if not self.ignore.ignores(rel):
+                    yield rel
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _problem(self, rel: str, code: str, message: str) -> NoteError:
+        return NoteError(Problem(rel, code, f"{rel}: {message}"))  # type: ignore[arg-type]
+
+    def read(self, rel_path: str) -> NoteFile:
+        """Read a note without changing it. Raises `NoteError` naming the file and the reason."""
+        rel = rel_path
+        try:
+            target = self.absolute(rel_path)
+            rel = self.relative(target)
+        except UnsafePathError as exc:
+            raise self._problem(rel, "outside_vault", str(exc)) from exc
+        try:
+            # O_NOFOLLOW is not needed: `absolute` already refused links leaving the vault.
+            with target.open("rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise self._problem(rel, "unreadable", "not a regular file")
+                if info.st_size > self.max_note_bytes:
+                    mb = info.st_size / 1_048_576
+                    limit = self.max_note_bytes / 1_048_576
+                    raise self._problem(
+                        rel,
+                        "too_large",
+                        f"{mb:.1f} MB is over the {limit:.0f} MB note limit "
+                        "(setting max_note_bytes); it is not indexed",
+                    )
+                data = handle.read()
+        except FileNotFoundError as exc:
+            raise self._problem(rel, "missing", "the note does not exist") from exc
+        except PermissionError as exc:
+            raise self._problem(rel, "unreadable", "permission denied") from exc
+        except IsADirectoryError as exc:
+            raise self._problem(rel, "unreadable", "is a folder, not a note") from exc
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise self._problem(rel, "outside_vault", "symlink loop") from exc
+            raise self._problem(rel, "unreadable", exc.strerror or str(exc)) from exc
+        if b"\x00" in data[:_BINARY_SNIFF]:
+            raise self._problem(rel, "binary", "binary content (NUL bytes) in a .md file")
+        problems: tuple[Problem, ...] = ()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # Still index it, so its words stay findable, but never write it back.
+            text = data.decode("utf-8", errors="replace")
+            problems = (
+                Problem(
+                    rel,
+                    "not_utf8",
+                    f"{rel}: not valid UTF-8 (byte {exc.start}); shown with replacement "
+                    "characters and never written by the bridge; re-save it as UTF-8",
+                ),
+            )
+        return NoteFile(
+            rel, data, text, info.st_size, info.st_mtime_ns, content_hash(data), problems
+        )
+
+    def exists(self, rel_path: str) -> bool:
+        """True when a note file exists at the path (a safe path is required)."""
+        return self.absolute(rel_path).is_file()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(self, rel_path: str, data: bytes) -> WriteResult:
+        """Atomically replace (or create) a note with `data`; skip it when nothing changes."""
+        target = self.absolute(rel_path)
+        rel = self.relative(target)
+        new_hash = content_hash(data)
+        mode = 0o644
+        try:
+            current = target.read_bytes()
+            mode = stat.S_IMODE(target.stat().st_mode)
+            if current == data:
+                return WriteResult(rel, False, new_hash)
+        except FileNotFoundError:
+            pass
+        folder = target.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.resolve() != self.root and self.root not in folder.resolve().parents:
+            raise UnsafePathError(f"path `{rel_path}` resolves outside the vault")
+        temp = folder / f".{target.name}{TEMP_MARKER}{secrets.token_hex(6)}"
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            temp.replace(target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+            raise
+        _fsync_dir(folder)
+        return WriteResult(rel, True, new_hash)
+
+    def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
+        """Change one frontmatter key surgically; refuse notes the bridge must not write."""
+        note = self.read(rel_path)
+        blocking = [p for p in note.parse().problems if p.blocks_writes]
+        if blocking:
+            raise NoteError(blocking[0])
+        try:
+            new_text = fm.set_key(note.text, key, value)
+        except fm.FrontmatterError as exc:
+            raise NoteError(
+                Problem(note.path, "malformed_frontmatter", f"{note.path}: {exc}")
+            ) from exc
+        return self.write(note.path, new_text.encode("utf-8"))
+
+    def clean_temp_files(self) -> list[str]:
+        """Remove temp files left by a crash mid-write (the note itself is intact)."""
+        removed = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d not in {".git", ".obsidian", ".trash"}]
+            for name in filenames:
+                if TEMP_MARKER in name:
+                    path = Path(dirpath) / name
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        removed.append(self.relative(path))
+        return removed
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable: without it a power cut can forget the new directory entry."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

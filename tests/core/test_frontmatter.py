@@ -1,0 +1,97 @@
+"""The surgical frontmatter edit: one key changes, every other byte stays."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bridge.core.frontmatter import FrontmatterError, format_scalar, load, set_key, split
+
+HAND_WRITTEN = """---
+# the human's comment
+title:   'Hand formatted'   # spaced
+tags:
+  - alpha
+  - "beta"
+status: draft   # set by me
+created: 2026-01-05
+updated: 2026-11-20T16:40:00+01:00
+---
+# Body
+status: not frontmatter
+"""
+
+
+def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    a, b = before.split("\n"), after.split("\n")
+    assert len(a) == len(b)
+    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+
+
+def test_changing_one_key_changes_exactly_that_line() -> None:
+    after = set_key(HAND_WRITTEN, "status", "stable")
+    assert changed_lines(HAND_WRITTEN, after) == [
+        ("status: draft   # set by me", "status: stable   # set by me")
+    ]
+
+
+def test_adding_a_key_appends_one_line_and_keeps_the_rest() -> None:
+    after = set_key(HAND_WRITTEN, "author", "agent:claude-code")
+    assert after.replace("author: agent:claude-code\n", "", 1) == HAND_WRITTEN
+    assert load(split(after).yaml_text)["author"] == "agent:claude-code"
+
+
+def test_multi_line_value_is_replaced_whole() -> None:
+    after = set_key(HAND_WRITTEN, "tags", ["x"])
+    assert "  - alpha" not in after
+    meta = load(split(after).yaml_text)
+    assert meta["tags"] == ["x"]
+    assert meta["title"] == "Hand formatted"
+    assert meta["created"] == dt.date(2026, 1, 5)
+
+
+def test_note_without_frontmatter_gets_a_block_and_keeps_its_body() -> None:
+    body = "# Plain\n\ntext\n"
+    after = set_key(body, "status", "core")
+    assert after == "---\nstatus: core\n---\n" + body
+
+
+def test_crlf_and_bom_are_kept() -> None:
+    text = "\ufeff---\r\ntitle: W\r\nstatus: draft\r\n---\r\nBody\r\n"
+    after = set_key(text, "status", "core")
+    assert after == "\ufeff---\r\ntitle: W\r\nstatus: core\r\n---\r\nBody\r\n"
+
+
+def test_quoted_key_is_found() -> None:
+    text = '---\n"status": draft\ntitle: x\n---\n'
+    assert set_key(text, "status", "stable") == "---\nstatus: stable\ntitle: x\n---\n"
+
+
+def test_malformed_yaml_is_refused() -> None:
+    with pytest.raises(FrontmatterError, match="malformed YAML"):
+        set_key("---\ntitle: [unclosed\n---\nbody\n", "status", "draft")
+
+
+def test_non_mapping_frontmatter_is_refused() -> None:
+    with pytest.raises(FrontmatterError, match="not a set of"):
+        set_key("---\n- a\n- b\n---\nbody\n", "status", "draft")
+
+
+@pytest.mark.parametrize(
+    ("value", "spelled"),
+    [
+        ("stable", "stable"),
+        ("agent:claude-code", "agent:claude-code"),
+        ("a: b", '"a: b"'),
+        ("yes", '"yes"'),
+        ("123", '"123"'),
+        ("# not a comment", '"# not a comment"'),
+        (dt.datetime(2026, 11, 2, 9, 14, 5, 123, tzinfo=dt.UTC), "2026-11-02T09:14:05Z"),
+        (["a", "b c"], "[a, b c]"),
+        (None, "null"),
+        (True, "true"),
+    ],
+)
+def test_scalars_are_spelled_like_a_person_would(value: object, spelled: str) -> None:
+    assert format_scalar(value) == spelled

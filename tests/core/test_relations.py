@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import pytest
+
+from bridge.core.markdown import parse_structure
+from bridge.core.relations import (
+    LinkResolver,
+    WikiLink,
+    agent_to_wikilink,
+    find_wikilinks,
+    links_in_blocks,
+    links_in_frontmatter,
+    parse_wikilink,
+    wikilink_to_agent,
+)
+
+
+def test_agent_mentions_become_wikilinks_and_back() -> None:
+    assert agent_to_wikilink("@a/b/c.md") == ("[[a/b/c]]", None)
+    assert agent_to_wikilink("@a/b/c.md - renews tokens") == ("[[a/b/c]]", "renews tokens")
+    assert agent_to_wikilink("a/b/c") == ("[[a/b/c]]", None)
+    assert agent_to_wikilink("[[a/b|x]] - why") == ("[[a/b|x]]", "why")
+    assert wikilink_to_agent("a/b/c.md") == "@a/b/c.md"
+    assert wikilink_to_agent("a/b/c") == "@a/b/c.md"
+
+
+def test_bad_agent_mention_is_explained() -> None:
+    with pytest.raises(ValueError, match=r"@domain/topic/entry\.md"):
+        agent_to_wikilink("   ")
+
+
+@pytest.mark.parametrize(
+    ("inner", "expected"),
+    [
+        ("a/b", WikiLink("a/b")),
+        ("a/b|Alias", WikiLink("a/b", alias="Alias")),
+        ("a/b#Heading", WikiLink("a/b", heading="Heading")),
+        ("a/b#^blk-1", WikiLink("a/b", block="blk-1")),
+        ("a/b#H|x", WikiLink("a/b", heading="H", alias="x")),
+        ("a/b\\|x", WikiLink("a/b", alias="x")),
+    ],
+)
+def test_link_parts_are_kept(inner: str, expected: WikiLink) -> None:
+    link = parse_wikilink(inner)
+    assert link == expected
+    assert parse_wikilink(link.render()[2:-2]) == expected
+
+
+def test_render_to_a_new_target_keeps_alias_heading_block() -> None:
+    assert parse_wikilink("old#H|x").render("new/path") == "[[new/path#H|x]]"
+    assert parse_wikilink("old#^b").render("n") == "[[n#^b]]"
+    assert WikiLink("img", embed=True).render() == "![[img]]"
+
+
+def test_links_inside_code_are_not_links() -> None:
+    body = (
+        "Text [[yes]] and `[[no_span]]`.\n\n```\n[[no_fence]]\n```\n\n"
+        "- item [[also_yes]] ``[[no `double` span]]``\n"
+    )
+    targets = [link.target for link in links_in_blocks(parse_structure(body).blocks)]
+    assert targets == ["yes", "also_yes"]
+
+
+def test_relations_section_links_carry_reasons() -> None:
+    body = (
+        "# T\n\n## Relations\n- [[a/b]] - because\n- [[c|C]] — dash\n\n## Narrative\nSee [[d]].\n"
+    )
+    links = links_in_blocks(parse_structure(body).blocks)
+    assert [(lk.target, lk.origin, lk.reason) for lk in links] == [
+        ("a/b", "relations", "because"),
+        ("c", "relations", "dash"),
+        ("d", "body", None),
+    ]
+
+
+def test_attachments_are_not_relations() -> None:
+    assert find_wikilinks("![[diagram.png]] [[note]] [[file.pdf]]")[0].target == "note"
+    assert len(links_in_blocks(parse_structure("![[d.png]] [[n]]").blocks)) == 1
+
+
+def test_frontmatter_related_accepts_links_and_bare_paths() -> None:
+    links = links_in_frontmatter(["[[a/b]]", "c/d", 3, None])
+    assert [(lk.target, lk.origin) for lk in links] == [
+        ("a/b", "frontmatter"),
+        ("c/d", "frontmatter"),
+    ]
+    assert [lk.target for lk in links_in_frontmatter("[[x]] and [[y]]")] == ["x", "y"]
+
+
+class TestResolver:
+    paths = (
+        "engineering/auth/jwt_expiry.md",
+        "archive/old/jwt_expiry.md",
+        "jwt_expiry.md",
+        "billing/plans/annual_plan.md",
+        "billing/plans/Team Plan.md",
+        "deep/a/b/renewal.md",
+        "other/renewal.md",
+    )
+
+    def resolver(self) -> LinkResolver:
+        return LinkResolver(self.paths)
+
+    def test_exact_path_wins(self) -> None:
+        r = self.resolver()
+        assert r.resolve("archive/old/jwt_expiry") == "archive/old/jwt_expiry.md"
+        assert r.resolve("billing/plans/annual_plan.md") == "billing/plans/annual_plan.md"
+
+    def test_name_prefers_the_shortest_path(self) -> None:
+        assert self.resolver().resolve("jwt_expiry") == "jwt_expiry.md"
+        assert self.resolver().resolve("renewal") == "other/renewal.md"
+
+    def test_unique_name_and_path_suffix(self) -> None:
+        r = self.resolver()
+        assert r.resolve("annual_plan") == "billing/plans/annual_plan.md"
+        assert r.resolve("auth/jwt_expiry") == "engineering/auth/jwt_expiry.md"
+        assert r.resolve("b/renewal") == "deep/a/b/renewal.md"
+
+    def test_case_insensitive_and_spaces(self) -> None:
+        r = self.resolver()
+        assert r.resolve("Billing/Plans/ANNUAL_PLAN") == "billing/plans/annual_plan.md"
+        assert r.resolve("team plan") == "billing/plans/Team Plan.md"
+
+    def test_relative_to_the_linking_note(self) -> None:
+        r = LinkResolver(["a/b/x.md", "a/c/x.md", "a/b/y.md"])
+        assert r.resolve("../c/x", source="a/b/y.md") == "a/c/x.md"
+        assert r.resolve("./x", source="a/b/y.md") == "a/b/x.md"
+
+    def test_unresolved_is_reported_not_guessed(self) -> None:
+        r = self.resolver()
+        resolved, unresolved = r.resolve_all(
+            [WikiLink("annual_plan"), WikiLink("missing/note"), WikiLink("plans")], "x.md"
+        )
+        assert [p for _, p in resolved] == ["billing/plans/annual_plan.md"]
+        assert [lk.target for lk in unresolved] == ["missing/note", "plans"]

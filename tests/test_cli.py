@@ -1,0 +1,110 @@
+"""The CLI as a script sees it: exit codes and JSON on stdout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bridge.cli import main
+from tests.conftest import TEMPLATE, TRICKY, snapshot
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_init_copies_the_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run_json(capsys, "init", str(tmp_path / "new"))
+    assert code == 0
+    assert isinstance(out, dict)
+    expected = sorted(
+        p.relative_to(TEMPLATE).as_posix() for p in TEMPLATE.rglob("*") if p.is_file()
+    )
+    assert sorted(out["created"]) == expected
+    assert (tmp_path / "new/Welcome.md").read_bytes() == (TEMPLATE / "Welcome.md").read_bytes()
+
+
+def test_init_refuses_a_non_empty_folder_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "Welcome.md").write_text("my own welcome\n")
+    assert main(["init", str(target)]) == 2
+    assert "not empty" in capsys.readouterr().err
+    code, out = run_json(capsys, "init", str(target), "--force")
+    assert code == 0 and isinstance(out, dict)
+    assert out["kept"] == ["Welcome.md"]
+    assert (target / "Welcome.md").read_text() == "my own welcome\n"
+    assert (target / "engineering").is_dir()
+
+
+def test_status_counts_the_template(
+    template_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run_json(capsys, "status", "--vault", str(template_vault))
+    assert code == 0 and isinstance(out, dict)
+    assert out["notes"] == 18
+    assert out["entries"] == 13
+    assert out["unresolved_links"] == 0
+    assert out["problem_notes"] == 0
+    assert out["relations"] >= 30
+
+
+def test_status_reads_the_vault_from_the_environment(
+    template_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VAULT_BRIDGE_VAULT", str(template_vault))
+    code, out = run_json(capsys, "status")
+    assert code == 0 and isinstance(out, dict) and out["vault"] == str(template_vault.resolve())
+
+
+def test_doctor_names_every_problem_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    shutil.copytree(TRICKY, vault)
+    (vault / "empty.md").write_bytes(b"")
+    (vault / "blob.md").write_bytes(b"\x00\x01binary")
+    (vault / "latin1.md").write_bytes(b"caf\xe9\n")
+    (vault / "huge.md").write_bytes(b"x" * (9 * 1024 * 1024))
+    (vault / "escape.md").symlink_to(tmp_path / "outside.md")
+    (tmp_path / "outside.md").write_text("outside\n")
+    before = snapshot(vault)
+    code, out = run_json(capsys, "doctor", "--vault", str(vault))
+    assert code == 1 and isinstance(out, dict)
+    found = {(p["path"], p["code"]) for p in out["problems"]}
+    assert found == {
+        ("malformed_yaml.md", "malformed_frontmatter"),
+        ("duplicate_frontmatter.md", "duplicate_frontmatter"),
+        ("empty.md", "empty"),
+        ("blob.md", "binary"),
+        ("latin1.md", "not_utf8"),
+        ("huge.md", "too_large"),
+        ("escape.md", "outside_vault"),
+        ("human_formatted.md", "unresolved_link"),
+    }
+    assert all(p["message"].startswith(p["path"]) for p in out["problems"])
+    assert snapshot(vault) == before
+
+
+def test_doctor_on_a_clean_vault_exits_zero(
+    template_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["doctor", "--vault", str(template_vault)]) == 0
+    assert "No problems" in capsys.readouterr().out
+
+
+def test_missing_vault_exits_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["status", "--vault", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["frobnicate"]) == 2
