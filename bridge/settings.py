@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+from datetime import time
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,7 +22,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bridge.core.lifecycle import LifecycleParams
 from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
+from bridge.lifecycle.scheduler import parse_decay_time
 from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules
 
 APP_NAME = "vault-bridge"
@@ -108,6 +111,73 @@ class Settings(BaseSettings):
     @property
     def status_mapping(self) -> StatusMapping:
         return StatusMapping(self.status_names)
+
+    # -- lifecycle (DESIGN section 4; docs/lifecycle.md) -----------------------------------
+
+    decay_time: str = Field(
+        default="03:00", description="Local time (HH:MM) of the daily decay run inside `serve`."
+    )
+    lifecycle_initial_importance: float = Field(default=50.0, ge=0, le=1000)
+    lifecycle_access_bonus: float = Field(default=3.0, ge=0)
+    lifecycle_update_bonus: float = Field(default=5.0, ge=0)
+    lifecycle_max_importance: float = Field(default=100.0, gt=0, le=1000)
+    lifecycle_daily_decay: float = Field(default=0.995, gt=0, le=1)
+    lifecycle_recency_days: float = Field(default=30.0, gt=0)
+    lifecycle_promote_validated: float = Field(default=65.0, ge=0)
+    lifecycle_promote_core: float = Field(default=85.0, ge=0)
+    lifecycle_demote_core: float = Field(default=60.0, ge=0)
+    lifecycle_demote_validated: float = Field(default=35.0, ge=0)
+    lifecycle_stale_importance: float = Field(default=35.0, ge=0)
+    lifecycle_stale_recency: float = Field(default=0.1, ge=0, le=1)
+
+    @field_validator("decay_time", mode="after")
+    @classmethod
+    def _check_decay_time(cls, value: str) -> str:
+        parse_decay_time(value)
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _check_lifecycle(self) -> Settings:
+        # Fail at load time, naming the rule, rather than at the first decay run at 03:00.
+        self.lifecycle_params  # noqa: B018  (constructing the params validates them)
+        return self
+
+    @property
+    def decay_clock(self) -> time:
+        """`decay_time` as a time of day."""
+        return parse_decay_time(self.decay_time)
+
+    @property
+    def lifecycle_params(self) -> LifecycleParams:
+        """The AKL constants from the `lifecycle_*` settings."""
+        prefix = "lifecycle_"
+        values = {
+            name.removeprefix(prefix): getattr(self, name)
+            for name in type(self).model_fields
+            if name.startswith(prefix)
+        }
+        return LifecycleParams(**values)
+
+    # -- ranking and query tiers (DESIGN sections 3 and 5; docs/query.md) ------------------
+
+    rank_relevance_weight: float = Field(default=0.6, ge=0)
+    rank_importance_weight: float = Field(default=0.2, ge=0)
+    rank_recency_weight: float = Field(default=0.2, ge=0)
+    rank_core_multiplier: float = Field(default=1.15, gt=0)
+    rank_validated_multiplier: float = Field(default=1.0, gt=0)
+    rank_draft_multiplier: float = Field(default=0.85, gt=0)
+    rank_cutoff: float = Field(default=0.7, ge=0, le=1)
+    rank_relation_factor: float = Field(default=0.5, ge=0, le=1)
+    tier_direct_min: float = Field(default=0.85, ge=0, le=1)
+    tier_direct_sure: float = Field(default=0.93, ge=0, le=1)
+    tier_direct_gap: float = Field(default=0.08, ge=0, le=1)
+    tier_one_call_min: float = Field(default=0.7, ge=0, le=1)
+    ood_min_entries: int = Field(default=50, ge=0)
+    ood_min_relevance: float = Field(default=0.6, ge=0, le=1)
+    ood_unknown_relevance: float = Field(default=0.85, ge=0, le=1)
+    query_budget_words: int = Field(default=500, ge=10, le=100_000)
+    cache_size: int = Field(default=1024, ge=0)
+    cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -6,14 +6,12 @@ import re
 
 import typer
 
-from bridge.cli.app import app
+from bridge.cli import app
 from bridge.settings import Settings
 from tests.conftest import ROOT
 
 
 def command_names() -> list[str]:
-    from bridge.cli import vault_commands  # noqa: F401  (registers the commands)
-
     names: list[str] = []
 
     def walk(command: object, prefix: str) -> None:

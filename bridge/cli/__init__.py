@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
-from bridge.cli.app import main
+# Each module registers its commands on `app` when imported.
+from bridge.cli import lifecycle_commands, query_commands, vault_commands
+from bridge.cli.app import app, main
 
-__all__ = ["main"]
+__all__ = ["app", "lifecycle_commands", "main", "query_commands", "vault_commands"]

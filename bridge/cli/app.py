@@ -66,9 +66,6 @@ def print_json(data: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` (default: `sys.argv[1:]`) and return the exit code."""
-    # Import for their side effect of registering commands on `app`.
-    from bridge.cli import vault_commands  # noqa: F401
-
     try:
         app(args=argv, prog_name="vault-bridge")
     except SystemExit as exc:

@@ -228,3 +228,15 @@ def text_outside_code(markdown: str) -> str:
     if isinstance(tokens, list):
         _flatten(tokens, out)
     return "".join(out)
+
+
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+
+
+def excerpt_text(block_text: str) -> str:
+    """A block as shown in an excerpt: without its list marker and trailing `^block-id`.
+
+    Those are formatting, not words: they would only eat into the caller's word budget.
+    """
+    text = _LIST_MARKER.sub("", block_text, count=1)
+    return _BLOCK_ID.sub("", text).rstrip()

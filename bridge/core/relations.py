@@ -221,3 +221,22 @@ def edges(resolved: Iterable[tuple[WikiLink, str]], source: str) -> Mapping[str,
         if path not in out or (out[path] is None and link.reason):
             out[path] = link.reason
     return out
+
+
+def _display(match: re.Match[str]) -> str:
+    link = parse_wikilink(match.group(2))
+    if link.alias:
+        return link.alias
+    return link.target.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def link_display_text(text: str) -> str:
+    """Text with each `[[folder/note|alias]]` replaced by what a reader sees of it.
+
+    For search: a link is a pointer, not content. Indexing its full path would make every note
+    that links to `engineering/deploy/rollback` match "deploy rollback" as well as the note
+    itself does.
+    """
+    if "[[" not in text:
+        return text
+    return _WIKILINK.sub(_display, text)

@@ -182,6 +182,14 @@ class VaultStore:
             rel, data, text, info.st_size, info.st_mtime_ns, content_hash(data), problems
         )
 
+    def stat(self, rel_path: str) -> tuple[int, int] | None:
+        """(size, mtime_ns) of a note without reading it; None when it is gone or unsafe."""
+        try:
+            info = self.absolute(rel_path).stat()
+        except (OSError, UnsafePathError):
+            return None
+        return info.st_size, info.st_mtime_ns
+
     def exists(self, rel_path: str) -> bool:
         """True when a note file exists at the path (a safe path is required)."""
         return self.absolute(rel_path).is_file()

@@ -1,0 +1,206 @@
+"""LoCoMo evidence recall: the bridge's tiered query engine against a per-turn BM25 baseline.
+
+    python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--json]
+
+Every conversation is imported into a fresh vault (`vault-bridge import`'s code path) and
+every question of categories 1-4 is asked through the query engine at each word budget.
+Recall of a question = the share of its evidence turns whose full text appears in the returned
+excerpts; every returned excerpt word counts against the budget. The baseline is a plain
+tantivy index with one document per turn ("speaker: text"), the raw question as the query, and
+the ranked turns cut at the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+from rich.console import Console
+from rich.table import Table
+
+from bridge.importer.service import import_transcripts
+from bridge.importer.transcript import parse_transcripts
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+BUDGETS = (200, 500, 1000)
+_ID = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+@dataclass(frozen=True)
+class Question:
+    conversation: str
+    text: str
+    category: int
+    evidence: tuple[str, ...]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def clean_evidence(raw: Iterable[str], turns: dict[str, str]) -> tuple[str, ...]:
+    """Split joined ids, repair `D:11:26` and `D30:05`, drop ids that name no turn."""
+    ids: list[str] = []
+    for item in raw:
+        for match in _ID.finditer(str(item)):
+            turn_id = f"D{int(match.group(1))}:{int(match.group(2))}"
+            if turn_id in turns and turn_id not in ids:
+                ids.append(turn_id)
+    return tuple(ids)
+
+
+def load(path: Path) -> tuple[list[dict[str, object]], dict[tuple[str, str], str], list[Question]]:
+    data = json.loads(path.read_text())
+    transcripts = parse_transcripts(data)
+    texts: dict[tuple[str, str], str] = {}
+    for transcript in transcripts:
+        for session in transcript.sessions:
+            for turn in session.turns:
+                texts[(transcript.name, turn.id)] = f"{turn.speaker}: {turn.text}"
+    questions = []
+    for item, transcript in zip(data, transcripts, strict=True):
+        turns = {tid: t for (name, tid), t in texts.items() if name == transcript.name}
+        for qa in item.get("qa", []):
+            category = int(qa.get("category", 0))
+            if category not in CATEGORIES:
+                continue
+            evidence = clean_evidence(qa.get("evidence", []), turns)
+            if evidence:
+                questions.append(Question(transcript.name, str(qa["question"]), category, evidence))
+    return data, texts, questions
+
+
+def recall(q: Question, excerpts: str, texts: dict[tuple[str, str], str]) -> float:
+    haystack = _norm(excerpts)
+    found = 0
+    for turn_id in q.evidence:
+        # The excerpt shows "Speaker: text"; the turn's own words must all be there.
+        if _norm(texts[(q.conversation, turn_id)]) in haystack:
+            found += 1
+    return found / len(q.evidence)
+
+
+def run_bridge(
+    data: object, texts: dict[tuple[str, str], str], questions: list[Question]
+) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        vault, state = Path(tmp) / "vault", Path(tmp) / "state"
+        vault.mkdir()
+        settings = Settings(vault=vault, state_dir=state)
+        bridge = open_bridge(settings)
+        import_transcripts(bridge.store, data)
+        bridge.sync()
+        scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
+        latencies: list[float] = []
+        for budget in BUDGETS:
+            for q in questions:
+                start = time.perf_counter()
+                scope = f"conversations/{q.conversation}"
+                result = bridge.engine.query(q.text, budget_words=budget, limit=100, scope=scope)
+                latencies.append((time.perf_counter() - start) * 1000)
+                assert result.words <= budget, (q.text, result.words)
+                excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
+                scores[budget].append((q.category, recall(q, excerpts, texts)))
+        bridge.close()
+    return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
+
+
+def run_baseline(texts: dict[tuple[str, str], str], questions: list[Question]) -> dict[str, object]:
+    schema_builder = tantivy.SchemaBuilder()
+    schema_builder.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    schema_builder.add_text_field("conv", stored=True, tokenizer_name="raw")
+    schema = schema_builder.build()
+    index = tantivy.Index(schema)
+    writer = index.writer()
+    for (conv, _), text in texts.items():
+        writer.add_document(tantivy.Document(text=text, conv=conv))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    latencies: list[float] = []
+    for q in questions:
+        start = time.perf_counter()
+        query, _errors = index.parse_query_lenient(q.text, ["text"])
+        conv = tantivy.Query.term_query(schema, "conv", q.conversation)
+        both = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, query), (tantivy.Occur.Must, conv)]
+        )
+        hits = searcher.search(both, 200).hits
+        ranked = [searcher.doc(address)["text"][0] for _, address in hits]
+        latencies.append((time.perf_counter() - start) * 1000)
+        for budget in BUDGETS:
+            kept, used = [], 0
+            for text in ranked:
+                words = len(text.split())
+                if used + words > budget:
+                    break  # the text is cut here
+                kept.append(text)
+                used += words
+            scores[budget].append((q.category, recall(q, "\n".join(kept), texts)))
+    return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
+
+
+def _summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, object]:
+    overall = {str(b): round(100 * statistics.fmean(r for _, r in scores[b]), 1) for b in BUDGETS}
+    per: dict[str, dict[str, float]] = {}
+    for category, name in CATEGORIES.items():
+        per[name] = {
+            str(b): round(
+                100 * statistics.fmean([r for c, r in scores[b] if c == category] or [0]), 1
+            )
+            for b in BUDGETS
+        }
+    return {"recall_at_words": overall, "per_category": per}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    data, texts, questions = load(args.data)
+    ours = run_bridge(data, texts, questions)
+    base = run_baseline(texts, questions)
+    result = {"questions": len(questions), **ours, "baseline": base}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    table = Table(title=f"LoCoMo evidence recall, {len(questions)} questions ({args.data.name})")
+    table.add_column("engine")
+    table.add_column("slice")
+    for b in BUDGETS:
+        table.add_column(f"@{b} words", justify="right")
+    for label, res in (("vault-bridge", ours), ("tantivy per turn", base)):
+        rows = [("overall", res["recall_at_words"])]
+        rows += list(res["per_category"].items())  # type: ignore[union-attr]
+        for slice_name, values in rows:
+            table.add_row(label, slice_name, *(f"{values[str(b)]:.1f}" for b in BUDGETS))
+    Console().print(table)
+    Console().print(
+        f"query latency: vault-bridge p50 {ours['latency_ms']['p50']} ms, "  # type: ignore[index]
+        f"p95 {ours['latency_ms']['p95']} ms; baseline p50 {base['latency_ms']['p50']} ms"  # type: ignore[index]
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Commands about the Adaptive Knowledge Lifecycle: `decay` (for cron) and `lifecycle PATH`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.markup import escape
+from rich.table import Table
+
+from bridge.cli.app import (
+    JsonOpt,
+    StateDirOpt,
+    VaultOpt,
+    app,
+    console,
+    fail,
+    open_store,
+    print_json,
+    settings_for,
+)
+from bridge.core import lifecycle as akl
+from bridge.core.maturity import Maturity
+from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.settings import Settings
+from bridge.state.db import StateDBError
+from bridge.state.lifecycle_store import LifecycleStore, LifecycleView, open_lifecycle
+from bridge.vault.store import NoteError
+
+
+def _settings(vault: Path | None, state_dir: Path | None) -> Settings:
+    try:
+        return settings_for(vault, state_dir)
+    except ValidationError as exc:
+        raise fail(f"invalid settings: {exc}") from exc
+
+
+@contextmanager
+def _lifecycle(settings: Settings) -> Iterator[LifecycleStore]:
+    """The lifecycle store on the vault's state database, closed afterwards."""
+    try:
+        store = open_lifecycle(settings)
+    except StateDBError as exc:
+        raise fail(str(exc)) from exc
+    with store.db:
+        yield store
+
+
+def _ago(moment: datetime | None, now: datetime) -> str:
+    if moment is None:
+        return "never"
+    days = math.floor(akl.days_between(moment, now))
+    if days == 0:
+        return "less than a day ago"
+    return f"{days} day{'' if days == 1 else 's'} ago"
+
+
+def _times(count: int) -> str:
+    return f"{count} time{'' if count == 1 else 's'}"
+
+
+# -- decay --------------------------------------------------------------------------------------
+
+
+def _print_report(report: DecayReport) -> None:
+    console.print(
+        f"Decay run at {report.ran_at.isoformat(timespec='seconds')}: "
+        f"{report.notes_seen} notes, {len(report.transitions)} status changes, "
+        f"{len(report.stale)} stale candidates, {len(report.skipped)} skipped.",
+        highlight=False,
+    )
+    if report.transitions:
+        table = Table(title="Status changes written")
+        for column in ("note", "from", "to", "importance"):
+            table.add_column(column, justify="right" if column == "importance" else "left")
+        for t in report.transitions:
+            table.add_row(
+                escape(t.path), escape(t.from_status or "-"), t.to_status, f"{t.importance:.1f}"
+            )
+        console.print(table)
+    if report.stale:
+        table = Table(title="Stale candidates (unimportant and long untouched; archive by hand)")
+        for column in ("note", "importance", "recency"):
+            table.add_column(column, justify="left" if column == "note" else "right")
+        for s in report.stale:
+            table.add_row(escape(s.path), f"{s.importance:.1f}", f"{s.recency:.3f}")
+        console.print(table)
+    for skipped in report.skipped:
+        console.print(f"skipped: {escape(skipped.message)}", highlight=False)
+
+
+@app.command()
+def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False) -> None:
+    """Run the decay job now: write `status` where maturity changed; list stale notes."""
+    settings = _settings(vault, state_dir)
+    store = open_store(settings)
+    with _lifecycle(settings) as lifecycle:
+        report = run_decay(store, lifecycle, datetime.now(UTC))
+    if json_out:
+        print_json(report.to_json())
+    else:
+        _print_report(report)
+
+
+# -- lifecycle PATH -----------------------------------------------------------------------------
+
+
+def _forecast_json(
+    f: akl.Forecast | None, text: str, names: Mapping[Maturity, str]
+) -> dict[str, Any]:
+    return {
+        "text": text,
+        "to": None if f is None else f.to.value,
+        "to_status": None if f is None else names[f.to],
+        "in_days": None if f is None else round(f.in_days, 4),
+    }
+
+
+def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: datetime) -> Table:
+    params = settings.lifecycle_params
+    mapping = settings.status_mapping
+    half_life = math.log(0.5) / math.log(params.daily_decay) if params.daily_decay < 1 else None
+    decay_words = (
+        f"loses {100 * (1 - params.daily_decay):.1f}% a day, half in {half_life:.0f} days"
+        if half_life is not None
+        else "does not decay"
+    )
+    status_word = view.status if view.status is not None else "none"
+    maturity = f"{view.maturity.value} (status: {status_word})"
+    if not view.managed:
+        maturity = (
+            f"draft for ranking: status `{status_word}` is not a lifecycle word, "
+            "so the bridge never rewrites it"
+        )
+    elif mapping.maturity_for(view.status) is not view.maturity:
+        maturity += f"; the next decay run writes status `{mapping.status_for(view.maturity)}`"
+    table = Table(title=escape(view.path), show_header=False, box=None, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    if view.last_update is None:
+        recency = f"{view.recency:.2f}: no update known (no `updated` in its frontmatter)"
+    else:
+        recency = (
+            f"{view.recency:.2f}: last updated {_ago(view.last_update, now)} "
+            f"(recency halves every {params.recency_days * math.log(2):.1f} days)"
+        )
+    used = "never returned as a query source"
+    if view.access_count:
+        used = f"{_times(view.access_count)} as a query source, last {_ago(view.last_access, now)}"
+    updates = "none recorded by the bridge"
+    if view.update_count:
+        updates = f"{_times(view.update_count)}, last by {view.last_writer or 'unknown'}"
+    rows = [
+        ("importance", f"{view.importance:.1f} of {params.max_importance:g} ({decay_words})"),
+        ("recency", recency),
+        ("maturity", maturity),
+        ("used", used),
+        ("updates", updates),
+        ("next", f"{forecast_text} if nothing else happens"),
+        (
+            "stale",
+            ("yes: " if view.stale else "no: ")
+            + f"stale means importance below {params.stale_importance:g} "
+            f"and recency below {params.stale_recency:g}",
+        ),
+    ]
+    if not view.tracked:
+        rows.append(("note", "not tracked yet: these are the starting values for its status"))
+    for key, value in rows:
+        table.add_row(key, escape(value))
+    return table
+
+
+@app.command()
+def lifecycle(
+    path: Annotated[str, typer.Argument(help="Note path: a/b/c.md, a/b/c or @a/b/c.md.")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Explain one note's importance, recency, maturity and next transition."""
+    settings = _settings(vault, state_dir)
+    store = open_store(settings)
+    try:
+        rel = normalise_note_path(path)
+        note = store.read(rel).parse()
+    except UnsafePathError as exc:
+        raise fail(str(exc)) from exc
+    except NoteError as exc:
+        if exc.problem.code == "missing":
+            raise fail(f"no note `{rel}` in the vault {settings.vault_path}") from exc
+        raise fail(exc.problem.message) from exc
+    now = datetime.now(UTC)
+    with _lifecycle(settings) as store_state:
+        view = store_state.view(rel, note.entry.status, note.entry.updated, now)
+        forecast = store_state.forecast(view, now)
+    names = settings.status_mapping.names
+    text = akl.describe_forecast(forecast, names, current=view.maturity)
+    if not view.managed:
+        text = "no change: the bridge does not rewrite this status"
+    if not json_out:
+        console.print(_explain(view, settings, text, now))
+        return
+    print_json(
+        {
+            "path": rel,
+            "importance": round(view.importance, 4),
+            "recency": round(view.recency, 6),
+            "maturity": view.maturity.value,
+            "status": view.status,
+            "managed": view.managed,
+            "access_count": view.access_count,
+            "update_count": view.update_count,
+            "last_update": None if view.last_update is None else view.last_update.isoformat(),
+            "last_access": None if view.last_access is None else view.last_access.isoformat(),
+            "last_writer": view.last_writer,
+            "stale": view.stale,
+            "tracked": view.tracked,
+            "forecast": _forecast_json(forecast, text, names),
+        }
+    )

@@ -1,0 +1,214 @@
+"""Commands that use the index: query, search, reindex, import."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bridge.cli.app import (
+    JsonOpt,
+    StateDirOpt,
+    VaultOpt,
+    app,
+    console,
+    err_console,
+    fail,
+    print_json,
+    settings_for,
+)
+from bridge.importer.service import import_transcripts, load_transcript_file
+from bridge.importer.transcript import TranscriptError
+from bridge.index.search_index import IndexBusyError
+from bridge.query.models import QueryResult
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+from bridge.vault.store import VaultError
+
+LimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Most sources.")]
+BudgetOpt = Annotated[
+    int | None,
+    typer.Option("--budget-words", min=10, max=100_000, help="Word budget of the excerpts."),
+]
+ScopeOpt = Annotated[
+    str | None, typer.Option("--scope", help="Only notes under this folder of the vault.")
+]
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long indexing runs (none in --json mode or off a TTY)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task("index", total=None)
+
+        def update(done: int, total: int) -> None:
+            if done == 1 or done % 200 == 0 or done == total:
+                bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@contextmanager
+def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
+    """The bridge with its index brought up to date with the files, closed afterwards."""
+    try:
+        bridge = open_bridge(settings)
+    except VaultError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        with _progress(show_progress) as progress:
+            try:
+                bridge.sync(progress)
+            except IndexBusyError as exc:
+                err_console.print(f"[yellow]note:[/] {exc}; answering from the index as it is")
+        yield bridge
+    finally:
+        bridge.close()
+
+
+def _print_result(result: QueryResult, answer: bool) -> None:
+    badge = f"tier {result.tier} · {result.latency_ms:.1f} ms · {result.words} words"
+    if result.ood:
+        console.print(f"[bold]Nothing in memory about this.[/]  [dim]{badge}[/]")
+        return
+    if answer and result.answer:
+        console.print(escape(result.answer), highlight=False)
+        console.print()
+    if result.message:
+        console.print(f"[yellow]{escape(result.message)}[/]")
+    if not result.sources:
+        console.print(f"No sources.  [dim]{badge}[/]")
+        return
+    table = Table(title=badge, title_justify="left", show_lines=True)
+    table.add_column("#", justify="right")
+    table.add_column("source")
+    table.add_column("status")
+    table.add_column("score", justify="right")
+    table.add_column("excerpt")
+    for i, source in enumerate(result.sources, 1):
+        where = escape(source.path)
+        if source.via == "relation" and source.related_from:
+            where += f"\n[dim]via {escape(source.related_from)}[/]"
+        table.add_row(
+            str(i),
+            where,
+            source.status or "",
+            f"{source.score:.3f}",
+            escape(source.excerpt) if source.excerpt else "[dim](related, no excerpt)[/]",
+        )
+    console.print(table)
+
+
+def _run(
+    kind: str,
+    text: str,
+    vault: Path | None,
+    state_dir: Path | None,
+    limit: int,
+    budget: int | None,
+    scope: str | None,
+    json_out: bool,
+) -> None:
+    settings = settings_for(vault, state_dir)
+    with opened(settings, not json_out) as bridge:
+        engine = bridge.engine
+        try:
+            run = engine.query if kind == "query" else engine.search
+            result = run(text, budget_words=budget, limit=limit, scope=scope)
+        except ValueError as exc:
+            raise fail(str(exc)) from exc
+    if json_out:
+        print_json(result.model_dump(mode="json"))
+    else:
+        _print_result(result, answer=kind == "query")
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="The question.")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    limit: LimitOpt = 10,
+    budget_words: BudgetOpt = None,
+    scope: ScopeOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Ask the memory: cached, direct or LLM answer with its sources."""
+    _run("query", text, vault, state_dir, limit, budget_words, scope, json_out)
+
+
+@app.command()
+def search(
+    text: Annotated[str, typer.Argument(help="Words to look for.")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    limit: LimitOpt = 10,
+    budget_words: BudgetOpt = None,
+    scope: ScopeOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Ranked notes with their best excerpts (no answer, no cache)."""
+    _run("search", text, vault, state_dir, limit, budget_words, scope, json_out)
+
+
+@app.command()
+def reindex(
+    vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Rebuild the search index from the files."""
+    settings = settings_for(vault, state_dir)
+    index_dir = settings.state_path / "index"
+    shutil.rmtree(index_dir, ignore_errors=True)
+    with opened(settings, not json_out) as bridge:
+        summary = {"notes": bridge.index.note_count(), "generation": bridge.index.generation}
+    if json_out:
+        print_json(summary)
+    else:
+        console.print(f"Indexed {summary['notes']} notes into {index_dir}.")
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A chat transcript (JSON).")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    root: Annotated[str, typer.Option("--root", help="Folder for the sessions.")] = "conversations",
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite session notes edited since the import.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Import a chat transcript: one entry per session, one block per turn."""
+    settings = settings_for(vault, state_dir)
+    try:
+        data = load_transcript_file(file)
+    except TranscriptError as exc:
+        raise fail(str(exc)) from exc
+    with opened(settings, not json_out) as bridge:
+        try:
+            report = import_transcripts(bridge.store, data, root=root, force=force)
+        except (TranscriptError, ValueError) as exc:
+            raise fail(f"{file}: {exc}") from exc
+        bridge.sync()
+    if json_out:
+        print_json({**report.summary(), "written": report.written, "kept": report.kept})
+        return
+    summary = report.summary()
+    console.print(
+        f"Imported {file.name}: {summary['written']} notes written, "
+        f"{summary['unchanged']} unchanged, {summary['kept']} kept."
+    )
+    for path in report.kept:
+        console.print(f"  kept {escape(path)} (edited since import; --force overwrites)")

@@ -1,0 +1,1 @@
+"""Importers: bring outside knowledge (chat transcripts) into the vault as entries."""

@@ -1,0 +1,59 @@
+"""Writing imported notes into the vault without ever overwriting a human's edit."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bridge.importer.transcript import TranscriptError, parse_transcripts, render_transcript
+from bridge.vault.store import NoteError, VaultStore
+
+
+@dataclass
+class ImportReport:
+    """What an import did to each note."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # edited since import: left alone
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "written": len(self.written),
+            "unchanged": len(self.unchanged),
+            "kept": len(self.kept),
+        }
+
+
+def load_transcript_file(path: Path) -> object:
+    """The JSON of a transcript file, or a `TranscriptError` naming the problem."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: no such file") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TranscriptError(f"{path}: not a JSON file ({exc})") from exc
+
+
+def import_transcripts(
+    store: VaultStore, data: object, root: str = "conversations", force: bool = False
+) -> ImportReport:
+    """Write one note per session. A note that exists with other bytes is someone's edit (or
+    an older import) and is kept unless `force`."""
+    report = ImportReport()
+    for transcript in parse_transcripts(data):
+        for note in render_transcript(transcript, root):
+            wanted = note.text.encode("utf-8")
+            try:
+                current = store.read(note.path).data if store.exists(note.path) else None
+            except NoteError:
+                current = b""  # unreadable or binary: never overwrite it silently
+            if current == wanted:
+                report.unchanged.append(note.path)
+            elif current is not None and not force:
+                report.kept.append(note.path)
+            else:
+                store.write(note.path, wanted)
+                report.written.append(note.path)
+    return report

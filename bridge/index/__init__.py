@@ -1,0 +1,1 @@
+"""The tantivy adapter: schema, documents, the on-disk index and its manifest."""

@@ -1,0 +1,55 @@
+"""The index schema: entry, block and window documents in one tantivy index.
+
+Each kind of document has its own text fields, so BM25 statistics (document frequency,
+average length) of short blocks are never mixed with those of whole notes. Searching a field
+therefore selects the kind: no filter clause is needed.
+"""
+
+from __future__ import annotations
+
+import tantivy
+
+from bridge.index.analysis import ANALYZER, SPACE
+
+SCHEMA_VERSION = 3
+FLAG_RELATIONS = 1  # the block is in a Relations section: it describes another note
+
+# Entry documents: one per note. Boosts follow DESIGN section 3.
+ENTRY_FIELDS: dict[str, float] = {
+    "title": 3.0,
+    "path_text": 1.5,
+    "tags": 2.0,
+    "summary": 2.0,
+    "body": 1.0,
+}
+ENTRY_CJK = "cjk_entry"
+BLOCK_FIELD, BLOCK_CJK = "block", "cjk_block"
+WINDOW_FIELD, WINDOW_CJK = "window", "cjk_window"
+
+
+def build_schema() -> tantivy.Schema:
+    """The schema; `SCHEMA_VERSION` changes whenever this does (the index is then rebuilt)."""
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("path", stored=False, tokenizer_name="raw", index_option="basic")
+    b.add_text_field("key", stored=False, tokenizer_name="raw", index_option="basic")
+    # Every folder above the note ("a", "a/b"): a query can be scoped to a subtree.
+    b.add_text_field("folder", stored=False, tokenizer_name="raw", index_option="basic")
+    # Fast numeric ids: a hit is turned into (note, block) without loading a stored document.
+    b.add_unsigned_field("nid", stored=False, indexed=False, fast=True)
+    b.add_unsigned_field("ord", stored=False, indexed=False, fast=True)
+    b.add_unsigned_field("flags", stored=False, indexed=False, fast=True)
+    # Text fields keep frequencies only: the engine issues no phrase queries, and positions
+    # would roughly double the index.
+    for name in (*ENTRY_FIELDS, BLOCK_FIELD, WINDOW_FIELD):
+        b.add_text_field(name, stored=False, tokenizer_name=ANALYZER, index_option="freq")
+    for name in (ENTRY_CJK, BLOCK_CJK, WINDOW_CJK):
+        b.add_text_field(name, stored=False, tokenizer_name=SPACE, index_option="freq")
+    b.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")
+    # A block's text and position, returned as the excerpt.
+    b.add_bytes_field("meta", stored=True, indexed=False, fast=False)
+    return b.build()
+
+
+def block_key(nid: int, ord_: int) -> str:
+    """The term that finds one block document."""
+    return f"{nid}:{ord_}"

@@ -1,0 +1,358 @@
+"""The on-disk tantivy index of one vault: incremental updates, batched commits, searches.
+
+One writer (the bridge's indexing thread) and any number of concurrent readers. Each commit
+bumps the **generation**, which the query caches use to know that what they hold is current.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from bridge.core.entry import Note
+from bridge.index import analysis
+from bridge.index.analysis import QueryTerms
+from bridge.index.documents import IndexedBlock, build_documents, note_blocks, participants_of
+from bridge.index.manifest import Manifest, NoteRecord
+from bridge.index.schema import (
+    BLOCK_CJK,
+    BLOCK_FIELD,
+    ENTRY_CJK,
+    ENTRY_FIELDS,
+    SCHEMA_VERSION,
+    WINDOW_CJK,
+    WINDOW_FIELD,
+    block_key,
+    build_schema,
+)
+from bridge.vault.store import NoteFile
+
+log = logging.getLogger(__name__)
+_Clause = tuple[tantivy.Occur, tantivy.Query]
+
+
+class IndexBusyError(RuntimeError):
+    """Another process (a running `serve`) holds the index writer."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A scored document: the note id and the block ordinal (0 for entry documents)."""
+
+    nid: int
+    ord: int
+    score: float
+    flags: int = 0
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """What the manifest knows of a file without reading it."""
+
+    nid: int
+    size: int
+    mtime_ns: int
+    hash: str
+
+
+class SearchIndex:
+    """tantivy index + manifest in `directory` (inside the state dir, never in the vault)."""
+
+    def __init__(self, directory: Path, writer_heap_mb: int = 128) -> None:
+        self.directory = directory
+        self._lock = threading.RLock()
+        self._writer_heap = writer_heap_mb * 1_000_000
+        self._writer: tantivy.IndexWriter | None = None
+        self.schema = build_schema()
+        directory.mkdir(parents=True, exist_ok=True)
+        self.rebuilt = False
+        self.manifest = Manifest(directory / "manifest.sqlite")
+        self.index = self._open()
+        self._stamps: dict[str, FileStamp] = {}
+        self._paths: dict[int, str] = {}
+        for rec in self.manifest.all():
+            self._stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
+            self._paths[rec.nid] = rec.path
+        self._next_nid = max(self._paths, default=0) + 1
+        self.generation = int(self.manifest.get_meta("generation") or 0)
+        self._pending: dict[str, NoteRecord | None] = {}
+        # Bumped when a path appears or disappears (not on edits): link resolution depends on
+        # the set of paths only, so resolvers are rebuilt just when this changes.
+        self.paths_version = 0
+        self._dirty = False
+        self._last_commit = time.monotonic()
+        self._speakers = self._load_speakers()
+        self._searcher = self.index.searcher()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _open(self) -> tantivy.Index:
+        folder = self.directory / "tantivy"
+        version = self.manifest.get_meta("schema_version")
+        if folder.exists() and version == str(SCHEMA_VERSION):
+            try:
+                index = tantivy.Index(self.schema, path=str(folder), reuse=True)
+                analysis.register(index)
+                index.searcher().num_docs  # noqa: B018 - touches the segments: fails if corrupt
+                return index
+            except Exception as exc:  # tantivy raises ValueError/OSError variants
+                log.warning(
+                    "index at %s is unreadable (%s); rebuilding from the files", folder, exc
+                )
+        elif folder.exists():
+            log.warning("index schema changed; rebuilding from the files")
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        self.manifest.clear()
+        self.manifest.set_meta("schema_version", str(SCHEMA_VERSION))
+        self.rebuilt = True
+        index = tantivy.Index(self.schema, path=str(folder), reuse=False)
+        analysis.register(index)
+        return index
+
+    def close(self) -> None:
+        """Commit what is pending and release the writer lock."""
+        with self._lock:
+            self.commit()
+            if self._writer is not None:
+                self._writer.wait_merging_threads()
+                self._writer = None
+            self.manifest.close()
+
+    def _get_writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=self._writer_heap, num_threads=1)
+            except ValueError as exc:
+                raise IndexBusyError(
+                    f"the index in {self.directory} is in use by another process "
+                    "(is `vault-bridge serve` running on this vault?)"
+                ) from exc
+        return self._writer
+
+    # -- what is indexed -------------------------------------------------------------------
+
+    def stamp(self, path: str) -> FileStamp | None:
+        return self._stamps.get(path)
+
+    def paths(self) -> list[str]:
+        return list(self._stamps)
+
+    def path_of(self, nid: int) -> str | None:
+        return self._paths.get(nid)
+
+    def note_count(self) -> int:
+        return len(self._stamps)
+
+    def records(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
+        return self.manifest.by_nids(nids)
+
+    def speakers(self) -> frozenset[str]:
+        """Every transcript speaker in the vault (lower case), for the speaker boost."""
+        return self._speakers
+
+    def _load_speakers(self) -> frozenset[str]:
+        found: set[str] = set()
+        for rec in self.manifest.all():
+            found.update(rec.participants)
+        return frozenset(found)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def upsert(self, file: NoteFile, note: Note) -> None:
+        """Replace the note's documents (not visible until the next commit)."""
+        with self._lock:
+            writer = self._get_writer()
+            stamp = self._stamps.get(file.path)
+            nid = stamp.nid if stamp else self._allocate()
+            if stamp is None:
+                self.paths_version += 1
+            writer.delete_documents_by_term("path", file.path)
+            blocks = note_blocks(note)
+            for doc in build_documents(nid, note, blocks):
+                writer.add_document(doc)
+            updated = note.frontmatter.get("updated")
+            record = NoteRecord(
+                nid,
+                file.path,
+                file.size,
+                file.mtime_ns,
+                file.hash,
+                note.title,
+                note.entry.status,
+                None if updated is None else str(updated),
+                tuple(dict.fromkeys(link.target for link in note.links)),
+                tuple(sorted(participants_of(note))),
+                len(blocks),
+            )
+            self._pending[file.path] = record
+            self._stamps[file.path] = FileStamp(nid, file.size, file.mtime_ns, file.hash)
+            self._paths[nid] = file.path
+            self._dirty = True
+            if record.participants:
+                self._speakers = self._speakers | frozenset(record.participants)
+
+    def touch(self, path: str, size: int, mtime_ns: int) -> None:
+        """Record a new mtime for unchanged bytes, so the next start-up skips the file."""
+        with self._lock:
+            stamp = self._stamps.get(path)
+            if stamp is None:
+                return
+            self._stamps[path] = FileStamp(stamp.nid, size, mtime_ns, stamp.hash)
+            rec = self.manifest.by_nids([stamp.nid]).get(stamp.nid)
+            if rec is not None:
+                self.manifest.apply(
+                    [NoteRecord(**{**rec.__dict__, "size": size, "mtime_ns": mtime_ns})], [], {}
+                )
+
+    def remove(self, path: str) -> bool:
+        """Remove a note's documents; False when it was not indexed."""
+        with self._lock:
+            stamp = self._stamps.pop(path, None)
+            if stamp is None:
+                return False
+            self._get_writer().delete_documents_by_term("path", path)
+            self._paths.pop(stamp.nid, None)
+            self.paths_version += 1
+            self._pending[path] = None
+            self._dirty = True
+            return True
+
+    def _allocate(self) -> int:
+        nid = self._next_nid
+        self._next_nid += 1
+        return nid
+
+    @property
+    def has_pending(self) -> bool:
+        return self._dirty
+
+    def commit(self) -> bool:
+        """Make pending changes searchable and bump the generation; False if nothing was pending."""
+        with self._lock:
+            if not self._dirty or self._writer is None:
+                return False
+            self._writer.commit()
+            self.index.reload()
+            self._searcher = self.index.searcher()
+            self.generation += 1
+            upserts = [r for r in self._pending.values() if r is not None]
+            deletes = [p for p, r in self._pending.items() if r is None]
+            self.manifest.apply(upserts, deletes, {"generation": str(self.generation)})
+            self._pending.clear()
+            self._dirty = False
+            self._last_commit = time.monotonic()
+            return True
+
+    def seconds_since_commit(self) -> float:
+        return time.monotonic() - self._last_commit
+
+    # -- searching -------------------------------------------------------------------------
+
+    def _term(self, field: str, term: str, boost: float = 1.0) -> tantivy.Query:
+        query = tantivy.Query.term_query(self.schema, field, term)
+        return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+
+    def _should(self, clauses: Sequence[tantivy.Query]) -> tantivy.Query:
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses])
+
+    def _clauses(
+        self, terms: QueryTerms, fields: dict[str, float], cjk: str
+    ) -> list[tantivy.Query]:
+        out = [self._term(f, t, b) for t in terms.words for f, b in fields.items()]
+        out += [self._term(cjk, g) for g in terms.bigrams]
+        return out
+
+    def _run(self, query: tantivy.Query, limit: int) -> list[Hit]:
+        searcher = self._searcher
+        result = searcher.search(query, limit, count=False)
+        if not result.hits:
+            return []
+        addresses = [address for _, address in result.hits]
+        nids = searcher.fast_field_values("nid", addresses)
+        ords = searcher.fast_field_values("ord", addresses)
+        flags = searcher.fast_field_values("flags", addresses)
+        return [
+            Hit(int(n), int(o), float(score), int(f or 0))
+            for (score, _), n, o, f in zip(result.hits, nids, ords, flags, strict=True)
+            if n is not None and o is not None
+        ]
+
+    def _filtered(self, query: tantivy.Query, **terms: str | None) -> tantivy.Query:
+        """The query restricted to documents whose raw `field` equals each given value."""
+        musts = [(tantivy.Occur.Must, self._term(f, v)) for f, v in terms.items() if v is not None]
+        if not musts:
+            return query
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *musts])
+
+    def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
+        if terms.empty:
+            return []
+        query = self._should(self._clauses(terms, ENTRY_FIELDS, ENTRY_CJK))
+        return self._run(self._filtered(query, folder=scope), limit)
+
+    def search_blocks(
+        self,
+        terms: QueryTerms,
+        limit: int,
+        speaker: str | None = None,
+        scope: str | None = None,
+    ) -> list[Hit]:
+        if terms.empty:
+            return []
+        query = self._should(self._clauses(terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK))
+        return self._run(self._filtered(query, folder=scope, speaker=speaker), limit)
+
+    def search_windows(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
+        if terms.empty:
+            return []
+        query = self._should(self._clauses(terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK))
+        return self._run(self._filtered(query, folder=scope), limit)
+
+    def all_terms_match(self, terms: QueryTerms, scope: str | None = None) -> bool:
+        """True when some note contains every query term (in any of its fields)."""
+        if terms.empty:
+            return False
+        musts: list[_Clause] = []
+        for word in terms.words:
+            per_field = self._should([self._term(f, word) for f in ENTRY_FIELDS])
+            musts.append((tantivy.Occur.Must, per_field))
+        for gram in terms.bigrams:
+            musts.append((tantivy.Occur.Must, self._term(ENTRY_CJK, gram)))
+        query = self._filtered(tantivy.Query.boolean_query(musts), folder=scope)
+        return bool(self._searcher.search(query, 1, count=False).hits)
+
+    def term_exists(self, term: str) -> bool:
+        """True when any note contains the (analysed) term."""
+        searcher = self._searcher
+        return any(searcher.doc_freq(field, term) > 0 for field in ENTRY_FIELDS)
+
+    def blocks(self, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], IndexedBlock]:
+        """Stored text and position of blocks, by (note id, ordinal)."""
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        searcher = self._searcher
+        query = self._should([self._term("key", block_key(n, o)) for n, o in wanted])
+        result = searcher.search(query, len(wanted), count=False)
+        addresses = [address for _, address in result.hits]
+        nids = searcher.fast_field_values("nid", addresses)
+        ords = searcher.fast_field_values("ord", addresses)
+        out: dict[tuple[int, int], IndexedBlock] = {}
+        for address, nid, ord_ in zip(addresses, nids, ords, strict=True):
+            raw = searcher.doc(address).get_first("meta")
+            if raw is None or nid is None or ord_ is None:
+                continue
+            meta = json.loads(bytes(raw).decode())
+            out[(int(nid), int(ord_))] = IndexedBlock(
+                int(ord_), meta["t"], meta.get("l"), meta.get("id"), meta.get("h", ""), None
+            )
+        return out

@@ -1,0 +1,95 @@
+"""Bringing the index in line with the files: at start-up, on `reindex`, after a burst.
+
+Cheap first: a note whose size and mtime match the manifest is not read at all. A note whose
+stat changed is read and hashed; if the bytes are the same (a `touch`, a sync tool rewriting
+the file) only the manifest is updated. Deleted notes whose bytes reappear under a new path are
+reported as moves, so lifecycle state can follow them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bridge.core.entry import Problem
+from bridge.index.search_index import SearchIndex
+from bridge.vault.store import NoteError, NoteFile, VaultStore
+
+
+@dataclass
+class SyncReport:
+    """What a reconciliation changed."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "added": len(self.added),
+            "changed": len(self.changed),
+            "removed": len(self.removed),
+            "moved": len(self.moved),
+            "unchanged": self.unchanged,
+            "problems": len(self.problems),
+        }
+
+
+def index_file(index: SearchIndex, file: NoteFile) -> None:
+    """Index one read note (parse + documents)."""
+    index.upsert(file, file.parse())
+
+
+def reconcile(
+    store: VaultStore,
+    index: SearchIndex,
+    progress: Callable[[int, int], None] | None = None,
+    commit_every: int = 20_000,
+) -> SyncReport:
+    """Make the index match the vault; returns what changed. Commits at the end."""
+    report = SyncReport()
+    paths = list(store.iter_paths())
+    seen: set[str] = set()
+    new_hashes: dict[str, str] = {}
+    for done, path in enumerate(paths, 1):
+        if progress:
+            progress(done, len(paths))
+        seen.add(path)
+        stamp = index.stamp(path)
+        stat = store.stat(path)
+        if stamp is not None and stat is not None and stat == (stamp.size, stamp.mtime_ns):
+            report.unchanged += 1
+            continue
+        try:
+            file = store.read(path)
+        except NoteError as exc:
+            report.problems.append(exc.problem)
+            if stamp is not None:
+                index.remove(path)  # unreadable now: its old text must not be served
+                report.removed.append(path)
+            continue
+        if stamp is not None and stamp.hash == file.hash:
+            index.touch(path, file.size, file.mtime_ns)
+            report.unchanged += 1
+            continue
+        index_file(index, file)
+        (report.changed if stamp is not None else report.added).append(path)
+        if stamp is None:
+            new_hashes[file.hash] = path
+        if index.has_pending and (len(report.added) + len(report.changed)) % commit_every == 0:
+            index.commit()
+    gone = [p for p in index.paths() if p not in seen]
+    for path in gone:
+        stamp = index.stamp(path)
+        index.remove(path)
+        target = new_hashes.pop(stamp.hash, None) if stamp else None
+        if target is not None:
+            report.moved.append((path, target))
+            report.added.remove(target)
+        else:
+            report.removed.append(path)
+    index.commit()
+    return report

@@ -1,0 +1,180 @@
+"""The decay job: bring every note's `status` in line with its lifecycle, once a day.
+
+Importance decays lazily (it is exact whenever read), so the job has no numbers to rewrite. It
+looks at every note once, lets the state record what it sees (new notes, human status edits,
+demotions now due), and writes `status` only where the lifecycle's maturity differs from it,
+with the surgical frontmatter edit. Every other file keeps its bytes and mtime. Because maturity
+is settled at every access and update (see `bridge.state.records`), a run after 10 missed days
+reaches the same statuses as 10 daily runs, and a second run the same day changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bridge.core.entry import Note
+from bridge.core.maturity import Maturity
+from bridge.core.paths import UnsafePathError
+from bridge.state.lifecycle_store import LifecycleStore, NoteItem
+from bridge.vault.store import NoteError, VaultStore
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """A `status` the run wrote: the file's old and new words and the maturities behind them."""
+
+    path: str
+    from_status: str | None
+    to_status: str
+    from_maturity: Maturity
+    to_maturity: Maturity
+    importance: float
+
+
+@dataclass(frozen=True)
+class StaleCandidate:
+    """Unimportant and long untouched: a human may want to archive it (never automatic)."""
+
+    path: str
+    importance: float
+    recency: float
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A note the run could not look at or write, with the reason a human can act on."""
+
+    path: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class DecayReport:
+    """What one run saw and did."""
+
+    ran_at: datetime
+    notes_seen: int
+    transitions: tuple[StatusChange, ...]
+    stale: tuple[StaleCandidate, ...]
+    skipped: tuple[Skipped, ...]
+    forgotten: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `vault-bridge decay --json` document."""
+        return {
+            "ran_at": self.ran_at.isoformat(),
+            "notes_seen": self.notes_seen,
+            "transitions": [
+                {
+                    "path": t.path,
+                    "from": t.from_status,
+                    "to": t.to_status,
+                    "from_maturity": t.from_maturity.value,
+                    "to_maturity": t.to_maturity.value,
+                    "importance": round(t.importance, 4),
+                }
+                for t in self.transitions
+            ],
+            "stale": [
+                {
+                    "path": s.path,
+                    "importance": round(s.importance, 4),
+                    "recency": round(s.recency, 4),
+                }
+                for s in self.stale
+            ],
+            "skipped": [
+                {"path": s.path, "code": s.code, "message": s.message} for s in self.skipped
+            ],
+            "forgotten": list(self.forgotten),
+        }
+
+
+def _readable(store: VaultStore, path: str) -> Note | Skipped:
+    """The parsed note, or why the run must leave it alone this time."""
+    try:
+        note = store.read(path).parse()
+    except NoteError as exc:
+        return Skipped(path, exc.problem.code, exc.problem.message)
+    blocking = [p for p in note.problems if p.blocks_writes]
+    if blocking:
+        # Trigger: e.g. malformed YAML while a human is mid-edit.
+        # Why: its status cannot be read, and "no status" would look like a human removing it.
+        # Outcome: skipped and reported; its record is kept and keeps decaying lazily.
+        return Skipped(path, blocking[0].code, blocking[0].message)
+    return note
+
+
+def _vanished(store: VaultStore, lifecycle: LifecycleStore, seen: set[str]) -> list[str]:
+    """Records whose note file is gone (deleted while no watcher ran)."""
+    gone = []
+    for path in sorted(lifecycle.tracked_paths() - seen):
+        try:
+            exists = store.exists(path)
+        except (UnsafePathError, OSError):
+            exists = False
+        if not exists:
+            gone.append(path)
+    return gone
+
+
+def run_decay(store: VaultStore, lifecycle: LifecycleStore, now: datetime) -> DecayReport:
+    """Run the decay job over the whole vault at `now`. Never raises for one bad note."""
+    items: list[NoteItem] = []
+    skipped: list[Skipped] = []
+    listed: set[str] = set()
+    for path in store.iter_paths():
+        listed.add(path)
+        note = _readable(store, path)
+        if isinstance(note, Skipped):
+            skipped.append(note)
+            continue
+        items.append((path, note.entry.status, note.entry.updated))
+
+    views = lifecycle.observe(items, now)
+    mapping = lifecycle.rules.mapping
+    changes: list[StatusChange] = []
+    written: dict[str, str] = {}
+    stale: list[StaleCandidate] = []
+    for path, view in views.items():
+        if view.stale:
+            stale.append(StaleCandidate(path, view.importance, view.recency))
+        if not view.managed or mapping.maturity_for(view.status) is view.maturity:
+            continue
+        new_status = mapping.status_for(view.maturity)
+        try:
+            store.set_frontmatter(path, "status", new_status)
+        except NoteError as exc:
+            skipped.append(Skipped(path, exc.problem.code, exc.problem.message))
+            continue
+        except (OSError, UnsafePathError) as exc:
+            # The known status stays the old one, so the next run tries again.
+            skipped.append(Skipped(path, "unwritable", f"{path}: could not write status: {exc}"))
+            continue
+        written[path] = new_status
+        changes.append(
+            StatusChange(
+                path,
+                view.status,
+                new_status,
+                mapping.effective(view.status),
+                view.maturity,
+                view.importance,
+            )
+        )
+    lifecycle.confirm_status(written)
+
+    forgotten = _vanished(store, lifecycle, listed)
+    lifecycle.forget_many(forgotten)
+    lifecycle.record_run(now, len(items), len(changes), len(stale))
+    return DecayReport(
+        ran_at=now,
+        notes_seen=len(items),
+        transitions=tuple(changes),
+        stale=tuple(sorted(stale, key=lambda s: (s.importance, s.path))),
+        skipped=tuple(skipped),
+        forgotten=tuple(forgotten),
+    )

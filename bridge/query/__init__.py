@@ -1,0 +1,1 @@
+"""The tiered query engine: caches, retrieval over the index, tier routing."""

@@ -1,0 +1,48 @@
+"""What a query returns: the shape every interface (CLI, HTTP, MCP, plugin) shows."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Excerpt(BaseModel):
+    """One block of a source, as written in the note (list marker and block id removed)."""
+
+    text: str
+    line: int | None = Field(None, description="0-based line of the block in the file")
+    block_id: str | None = Field(
+        None, description="Obsidian block id (`^id`), if the block has one"
+    )
+    heading: str = Field("", description="Heading path above the block")
+
+
+class Source(BaseModel):
+    """A note that supports the answer."""
+
+    path: str
+    title: str
+    status: str | None = None
+    score: float = Field(description="Fused ranking score (relevance, importance, recency)")
+    excerpt: str = Field(description="The source's blocks joined, within the word budget")
+    via: Literal["search", "relation"] = "search"
+    related_from: str | None = Field(None, description="For `via: relation`: the referring note")
+    blocks: list[Excerpt] = Field(default_factory=list)
+
+
+class QueryResult(BaseModel):
+    """An answer with the evidence for it and how it was produced."""
+
+    query: str
+    answer: str | None
+    tier: int = Field(
+        description="0 exact cache, 1 fuzzy cache, 2 direct, 3 one LLM call, 4 agentic"
+    )
+    latency_ms: float
+    ood: bool = Field(description="True when the memory holds nothing on the question")
+    sources: list[Source] = Field(default_factory=list)
+    generation: int = Field(description="Index generation the answer was computed on")
+    relevance: float = Field(0.0, description="Normalised relevance of the top hit, 0-1")
+    message: str | None = None
+    words: int = Field(0, description="Words in all excerpts (what the budget limits)")
