@@ -3,7 +3,10 @@
     python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--json]
 
 Every conversation is imported into a fresh vault (`vault-bridge import`'s code path) and
-every question of categories 1-4 is asked through the query engine at each word budget.
+every question of categories 1-4 is asked through the query engine at each word budget. The
+engine reads lifecycle facts from the notes but records no accesses, so every question meets the
+same vault state: otherwise the +3 importance per returned source would make each result depend
+on the questions asked before it.
 Recall of a question = the share of its evidence turns whose full text appears in the returned
 excerpts; every returned excerpt word counts against the budget. The baseline is a plain
 tantivy index with one document per turn ("speaker: text"), the raw question as the query, and
@@ -30,6 +33,8 @@ from rich.table import Table
 
 from bridge.importer.service import import_transcripts
 from bridge.importer.transcript import parse_transcripts
+from bridge.query.engine import QueryEngine
+from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.runtime import open_bridge
 from bridge.settings import Settings
 
@@ -102,13 +107,14 @@ def run_bridge(
         bridge = open_bridge(settings)
         import_transcripts(bridge.store, data)
         bridge.sync()
+        engine = QueryEngine(bridge.index, StatusOnlyLifecycle(), bridge.engine.params)
         scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
         latencies: list[float] = []
         for budget in BUDGETS:
             for q in questions:
                 start = time.perf_counter()
                 scope = f"conversations/{q.conversation}"
-                result = bridge.engine.query(q.text, budget_words=budget, limit=100, scope=scope)
+                result = engine.query(q.text, budget_words=budget, limit=100, scope=scope)
                 latencies.append((time.perf_counter() - start) * 1000)
                 assert result.words <= budget, (q.text, result.words)
                 excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)

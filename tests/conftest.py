@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
 from bridge.vault.store import VaultStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +45,69 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink()
     }
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Tests never read the developer's own config file or VAULT_BRIDGE_* variables."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("VAULT_BRIDGE_"):
+            monkeypatch.delenv(name)
+    missing = tmp_path_factory.getbasetemp() / "no-config.toml"
+    monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(missing))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
+
+
+def open_test_bridge(vault: Path, state: Path) -> Bridge:
+    """A real bridge (store, tantivy index, state DB, engine) on a temp vault, synced."""
+    bridge = open_bridge(Settings(vault=vault, state_dir=state))
+    bridge.sync()
+    return bridge
+
+
+@pytest.fixture
+def bridge(template_vault: Path, tmp_path: Path) -> Iterator[Bridge]:
+    opened = open_test_bridge(template_vault, tmp_path / "state")
+    yield opened
+    opened.close()
+
+
+TOPICS = [
+    ("databases", "postgres", "replication lag between the primary and the replicas"),
+    ("databases", "redis", "eviction policy allkeys-lru for the session cache"),
+    ("frontend", "react", "hydration mismatch warnings in server rendering"),
+    ("frontend", "css", "container queries replace the old breakpoint mixins"),
+    ("infra", "kubernetes", "pod disruption budgets keep two replicas during drains"),
+    ("infra", "terraform", "state locking with a dynamodb table per workspace"),
+    ("security", "secrets", "vault tokens rotate daily through the sidecar"),
+    ("security", "audit", "audit logs are shipped to cold storage after thirty days"),
+    ("product", "pricing", "seat based pricing with a three seat minimum"),
+    ("product", "onboarding", "the checklist shows five steps to the first project"),
+    ("team", "hiring", "take-home exercises are capped at three hours"),
+    ("team", "rituals", "demo day happens every second friday afternoon"),
+]
+
+
+def write_entries(root: Path, count: int) -> list[str]:
+    """`count` distinct entries spread over 12 topics, for vaults that need size (OOD rules)."""
+    from bridge.core.entry import Entry, render_entry
+
+    paths = []
+    for i in range(count):
+        domain, topic, fact = TOPICS[i % len(TOPICS)]
+        path = f"{domain}/{topic}/note_{i:03d}.md"
+        entry = Entry(
+            title=f"{topic.title()} note {i}",
+            summary=f"{fact} (variant {i})",
+            tags=(domain, topic),
+            status="stable",
+            narrative=f"Notes on {topic}: {fact}. Revision {i} adds detail number {i * 7}.",
+        )
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(render_entry(entry))
+        paths.append(path)
+    return paths

@@ -1,0 +1,76 @@
+"""The ranking rules on plain numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.core.maturity import Maturity
+from bridge.core.ranking import (
+    LifecycleFacts,
+    RankingParams,
+    above_cutoff,
+    block_scores,
+    expand_relations,
+    fused_score,
+    normalised_relevance,
+    pack,
+)
+
+P = RankingParams()
+
+
+def test_normalised_relevance() -> None:
+    assert normalised_relevance(0) == 0
+    assert normalised_relevance(1) == 0.5
+    assert normalised_relevance(9) == pytest.approx(0.9)
+    assert normalised_relevance(-3) == 0
+
+
+def test_fused_score_follows_the_formula() -> None:
+    facts = LifecycleFacts(importance=80, recency=0.5, maturity=Maturity.CORE)
+    assert fused_score(0.9, facts, P) == pytest.approx((0.6 * 0.9 + 0.2 * 0.8 + 0.2 * 0.5) * 1.15)
+    draft = LifecycleFacts(importance=80, recency=0.5, maturity=Maturity.DRAFT)
+    assert fused_score(0.9, draft, P) < fused_score(0.9, facts, P)
+
+
+def test_block_score_combines_block_window_entry_and_neighbour() -> None:
+    blocks = {(1, 0): 10.0, (1, 1): 5.0}
+    windows = {(1, 1): 8.0}
+    entries = {1: 4.0}
+    scores = block_scores(blocks, windows, entries, P)
+    stage1_b0 = 1.0 + 0.4 * 0 + 0.5 * 1.0
+    stage1_b1 = 0.5 + 0.4 * 1.0 + 0.5 * 1.0
+    stage1_b2 = 0.5 * 1.0  # the unmatched neighbour still lends its entry part
+    assert scores[(1, 0)] == pytest.approx(stage1_b0 + 0.4 * stage1_b1)
+    assert scores[(1, 1)] == pytest.approx(stage1_b1 + 0.4 * max(stage1_b0, stage1_b2))
+    assert set(scores) == {(1, 0), (1, 1)}
+
+
+def test_speaker_boost_and_relations_damping() -> None:
+    blocks = {(1, 0): 1.0, (2, 0): 1.0}
+    plain = block_scores(blocks, {}, {}, P)
+    boosted = block_scores(blocks, {}, {}, P, speaker_blocks={(1, 0)}, relation_blocks={(2, 0)})
+    assert boosted[(1, 0)] == pytest.approx(plain[(1, 0)] * 1.6)
+    assert boosted[(2, 0)] == pytest.approx(plain[(2, 0)] * 0.5)
+
+
+def test_pack_skips_what_overflows_and_goes_on_with_smaller_blocks() -> None:
+    words = {"a": 300, "b": 400, "c": 150, "d": 60}
+    assert pack(["a", "b", "c", "d"], words, 500) == ["a", "c"]
+    assert pack(["b", "a", "d", "c"], words, 500) == ["b", "d"]
+    assert pack(["a"], words, 100) == []
+
+
+def test_cutoff_keeps_results_near_the_top() -> None:
+    assert above_cutoff({"a": 1.0, "b": 0.71, "c": 0.69}, 0.7) == ["a", "b"]
+    assert above_cutoff({}, 0.7) == []
+
+
+def test_relation_expansion_is_one_hop_at_half_score() -> None:
+    ranked = [("a", 0.8), ("b", 0.6), ("c", 0.5), ("d", 0.4)]
+    related = {"a": ["x", "b"], "b": ["x", "y"], "d": ["z"]}
+    joined = expand_relations(ranked, related, P)
+    assert [(j.target, j.referrer, j.score) for j in joined] == [
+        ("x", "a", pytest.approx(0.4)),
+        ("y", "b", pytest.approx(0.3)),
+    ]  # z hangs off the 4th hit: only the top 3 are expanded; b is already a hit

@@ -1,0 +1,114 @@
+"""The on-disk index: reuse at start-up, incremental updates, generations, recovery."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bridge.index.search_index import SearchIndex
+from bridge.index.sync import reconcile
+from bridge.vault.store import VaultStore
+
+
+def test_warm_start_reads_only_changed_notes(template_vault: Path, tmp_path: Path) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    first = reconcile(store, index)
+    assert len(first.added) == 18 and first.unchanged == 0
+    generation = index.generation
+    index.close()
+
+    note = template_vault / "billing/plans/team_plan.md"
+    note.write_text(note.read_text() + "\nA new line about seat caps.\n")
+    touched = template_vault / "team/practices/code_review.md"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    (template_vault / "journal/2026-11-20.md").unlink()
+
+    index = SearchIndex(tmp_path / "index")
+    assert index.generation == generation and not index.rebuilt
+    second = reconcile(store, index)
+    assert second.changed == ["billing/plans/team_plan.md"]
+    assert second.removed == ["journal/2026-11-20.md"]
+    assert (
+        second.added == [] and second.unchanged == 16
+    )  # the touched note was hashed, not reindexed
+    assert index.generation == generation + 1
+    third = reconcile(store, index)
+    assert third.summary() == {**third.summary(), "added": 0, "changed": 0, "removed": 0}
+    assert index.generation == generation + 1  # nothing to commit, no new generation
+    index.close()
+
+
+def test_offline_move_is_reported_as_a_move(template_vault: Path, tmp_path: Path) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    (template_vault / "archive").mkdir()
+    shutil.move(
+        template_vault / "billing/plans/team_plan.md", template_vault / "archive/team_plan.md"
+    )
+    report = reconcile(store, index)
+    assert report.moved == [("billing/plans/team_plan.md", "archive/team_plan.md")]
+    assert report.added == [] and report.removed == []
+    assert index.stamp("archive/team_plan.md") is not None
+    assert index.stamp("billing/plans/team_plan.md") is None
+    index.close()
+
+
+@pytest.mark.parametrize("damage", ["delete", "corrupt"])
+def test_a_damaged_index_is_rebuilt_from_the_files(
+    template_vault: Path, tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    index.close()
+    folder = tmp_path / "index" / "tantivy"
+    if damage == "delete":
+        shutil.rmtree(folder)
+    else:
+        for file in folder.iterdir():
+            if file.is_file():
+                file.write_bytes(b"\x00garbage" * 10)
+    with caplog.at_level(logging.WARNING):
+        index = SearchIndex(tmp_path / "index")
+    assert index.rebuilt
+    if damage == "corrupt":
+        assert "rebuilding from the files" in caplog.text
+    report = reconcile(store, index)
+    assert len(report.added) == 18
+    from bridge.index.analysis import query_terms
+
+    hits = index.search_entries(query_terms("jwt expiry"), 5)
+    assert index.path_of(hits[0].nid) == "engineering/auth/jwt_expiry.md"
+    index.close()
+
+
+def test_unreadable_note_is_dropped_from_the_index(template_vault: Path, tmp_path: Path) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    (template_vault / "billing/plans/team_plan.md").write_bytes(b"\x00binary now")
+    report = reconcile(store, index)
+    assert report.removed == ["billing/plans/team_plan.md"]
+    assert [p.code for p in report.problems] == ["binary"]
+    index.close()
+
+
+def test_a_second_writer_is_refused_with_a_clear_message(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    from bridge.index.search_index import IndexBusyError
+
+    store = VaultStore(template_vault)
+    first = SearchIndex(tmp_path / "index")
+    reconcile(store, first)
+    (template_vault / "new.md").write_text("# New\n")
+    second = SearchIndex(tmp_path / "index")
+    with pytest.raises(IndexBusyError, match="in use by another process"):
+        reconcile(store, second)
+    first.close()

@@ -1,0 +1,230 @@
+"""The query engine on real vaults: tiers, caches, OOD, relations, budgets, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bridge.core.entry import Entry, Relation, render_entry
+from bridge.runtime import Bridge
+from bridge.vault.store import VaultStore
+from tests.conftest import open_test_bridge, write_entries
+
+
+def edit(bridge: Bridge, path: str, old: str, new: str) -> None:
+    """Change a note on disk and index it, as the watcher or the writer would."""
+    target = bridge.store.root / path
+    target.write_text(target.read_text().replace(old, new))
+    file = bridge.store.read(path)
+    bridge.index.upsert(file, file.parse())
+    bridge.index.commit()
+
+
+def test_a_clear_question_is_answered_directly_from_the_right_note(bridge: Bridge) -> None:
+    result = bridge.engine.query("How long do JWT access tokens live?")
+    assert result.tier == 2
+    assert result.answer is not None and "24 h" in result.answer
+    assert result.sources[0].path == "engineering/auth/jwt_expiry.md"
+    assert result.sources[0].status == "core"
+    assert result.sources[0].title == "JWT expiry"
+    assert not result.ood
+    assert result.latency_ms >= 0
+
+
+def test_repeating_a_query_hits_the_exact_cache(bridge: Bridge) -> None:
+    first = bridge.engine.query("refund window for annual plans")
+    again = bridge.engine.query("  Refund   window for ANNUAL plans ")
+    assert (first.tier, again.tier) == (2, 0)
+    assert again.sources == first.sources
+    assert again.query == "  Refund   window for ANNUAL plans "
+
+
+def test_a_similar_query_hits_the_fuzzy_cache(bridge: Bridge) -> None:
+    bridge.engine.query("refund window annual plans")
+    similar = bridge.engine.query("what is the refund window of the annual plans?")
+    assert similar.tier == 1
+    different = bridge.engine.query("annual plans discount percentage")
+    assert different.tier == 2
+
+
+def test_cache_options_are_part_of_the_key(bridge: Bridge) -> None:
+    bridge.engine.query("refund window annual plans", budget_words=100)
+    assert bridge.engine.query("refund window annual plans", budget_words=50).tier == 2
+
+
+def test_an_edit_after_a_cached_query_is_visible_at_once(bridge: Bridge) -> None:
+    question = "How long do JWT access tokens live?"
+    before = bridge.engine.query(question)
+    assert "24 h" in (before.answer or "")
+    generation = bridge.index.generation
+    edit(bridge, "engineering/auth/jwt_expiry.md", "expire after 24 h", "expire after 12 h")
+    assert bridge.index.generation == generation + 1
+    after = bridge.engine.query(question)
+    assert after.tier == 2
+    assert "12 h" in (after.answer or "") and "expire after 24 h" not in (after.answer or "")
+
+
+def test_every_source_counts_as_an_access(bridge: Bridge) -> None:
+    result = bridge.engine.query("How long do JWT access tokens live?")
+    path = result.sources[0].path
+    view = bridge.lifecycle.view(path, "core", None, bridge.engine.clock())
+    assert view.access_count == 1
+    bridge.engine.query("How long do JWT access tokens live?")  # a cache hit is an access too
+    assert bridge.lifecycle.view(path, "core", None, bridge.engine.clock()).access_count == 2
+
+
+def test_budget_is_never_exceeded_and_is_filled_with_whole_blocks(bridge: Bridge) -> None:
+    for budget in (10, 40, 120, 400):
+        result = bridge.engine.search("tokens billing renewal refresh", budget_words=budget)
+        assert 0 < result.words <= budget
+        texts = [b.text for s in result.sources for b in s.blocks]
+        notes = {p: (bridge.store.root / p).read_text() for p in {s.path for s in result.sources}}
+        for source in result.sources:
+            for block in source.blocks:
+                assert block.text in notes[source.path]  # whole blocks, verbatim
+        assert len(texts) == len(set(texts))
+
+
+def test_relation_expansion_brings_in_linked_entries(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    hub = Entry(
+        title="Zeppelin launch checklist",
+        narrative="The zeppelin launch checklist has nine steps.",
+        relations=(Relation("ops/weather/wind_limits", "wind limits for the launch"),),
+    )
+    spoke = Entry(title="Wind limits", narrative="Gusts above 20 knots ground every flight.")
+    for path, entry in (("ops/launch/checklist.md", hub), ("ops/weather/wind_limits.md", spoke)):
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(render_entry(entry))
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    result = bridge.engine.search("zeppelin launch checklist")
+    by_path = {s.path: s for s in result.sources}
+    assert result.sources[0].path == "ops/launch/checklist.md"
+    related = by_path["ops/weather/wind_limits.md"]
+    assert related.via == "relation"
+    assert related.related_from == "ops/launch/checklist.md"
+    assert related.score == pytest.approx(result.sources[0].score * 0.5, abs=1e-5)
+    bridge.close()
+
+
+@pytest.fixture
+def big_bridge(tmp_path: Path) -> Bridge:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    write_entries(vault, 60)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    yield bridge  # type: ignore[misc]
+    bridge.close()
+
+
+def test_out_of_domain_in_a_60_entry_vault(big_bridge: Bridge) -> None:
+    result = big_bridge.engine.query("quantum chromodynamics lattice gauge theory")
+    assert result.ood is True
+    assert result.answer == "Nothing in memory about this."
+    assert result.sources == []
+    inside = big_bridge.engine.query("postgres replication lag replicas")
+    assert not inside.ood and inside.sources
+
+
+def test_one_unknown_word_in_a_matching_question_is_not_ood(big_bridge: Bridge) -> None:
+    result = big_bridge.engine.query(
+        "postgres replication lag between the primary and flibbertigibbet"
+    )
+    assert not result.ood
+    assert result.sources[0].path.startswith("databases/postgres/")
+
+
+def test_small_vaults_never_answer_ood(bridge: Bridge) -> None:
+    assert bridge.index.note_count() < 50
+    result = bridge.engine.query("quantum chromodynamics lattice gauge theory")
+    assert not result.ood
+
+
+def test_without_an_llm_low_confidence_returns_ranked_excerpts(bridge: Bridge) -> None:
+    result = bridge.engine.query("deploy rollback incidents")
+    assert result.answer is None
+    assert result.sources
+    assert result.message is not None and "No LLM is configured" in result.message
+
+
+def test_scope_limits_the_search_to_a_folder(bridge: Bridge) -> None:
+    result = bridge.engine.search("tokens renewal", scope="billing")
+    assert result.sources and all(s.path.startswith("billing/") for s in result.sources)
+    with pytest.raises(ValueError, match="inside the vault"):
+        bridge.engine.search("tokens", scope="../etc")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "the of and to",
+        '"unbalanced quote',
+        "title:jwt (tokens OR -billing) AND",
+        "- * ~ ^ : ( ) [ ] { } \\ / ! ?",
+        "tokens~2 refresh^3 jwt*",
+        "كم تدوم رموز الوصول",
+        "访问令牌的有效期是多久",
+        "🔥🚀 tokens 🎉",
+        "x" * 300,
+        "token " * 20_000,  # a 100 KB query
+    ],
+)
+def test_bad_input_never_raises(bridge: Bridge, text: str) -> None:
+    result = bridge.engine.query(text)
+    assert result.tier in {0, 1, 2}
+    assert isinstance(result.sources, list)
+    search = bridge.engine.search(text)
+    assert search.words <= 500
+
+
+def test_only_common_words_says_so(bridge: Bridge) -> None:
+    result = bridge.engine.query("what is the")
+    assert result.sources == [] and result.message and "no searchable words" in result.message
+
+
+def test_chinese_and_japanese_notes_are_findable(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes/会議.md").write_text(
+        "# 週次会議\n\n東京の会議は毎週月曜日の午前十時に始まります。\n"
+    )
+    (vault / "notes/部署.md").write_text("# 部署\n\n大阪支社の経理部は三階にあります。\n")
+    (vault / "notes/服务.md").write_text("# 服务器\n\n我们的数据库服务器每天凌晨三点自动备份。\n")
+    (vault / "notes/english.md").write_text("# English\n\nThe weekly meeting is on Mondays.\n")
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    for query, expected in [
+        ("東京の会議", "notes/会議.md"),
+        ("月曜日", "notes/会議.md"),
+        ("経理部", "notes/部署.md"),
+        ("数据库", "notes/服务.md"),
+        ("自动备份", "notes/服务.md"),
+    ]:
+        result = bridge.engine.search(query)
+        assert result.sources and result.sources[0].path == expected, query
+    assert bridge.engine.search("東京の会議").sources[0].blocks[0].text.startswith("東京の会議")
+    assert all(s.path != "notes/服务.md" for s in bridge.engine.search("大阪支社").sources)
+    bridge.close()
+
+
+def test_results_point_at_their_lines(bridge: Bridge, template_vault: Path) -> None:
+    result = bridge.engine.search("RS256 signing key rotation")
+    source = result.sources[0]
+    lines = (template_vault / source.path).read_text().split("\n")
+    for block in source.blocks:
+        if block.line is not None:
+            assert block.text.split("\n")[0] in lines[block.line]
+
+
+def test_searching_never_writes_a_note(bridge: Bridge, template_vault: Path) -> None:
+    from tests.conftest import snapshot
+
+    before = snapshot(template_vault)
+    for text in ("jwt tokens", "billing", "rollback", "on call"):
+        bridge.engine.query(text)
+        bridge.engine.search(text)
+    assert snapshot(template_vault) == before
+    assert isinstance(bridge.store, VaultStore)

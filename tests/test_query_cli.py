@@ -1,0 +1,66 @@
+"""`vault-bridge query`, `search` and `reindex` as scripts use them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bridge.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main(list(argv))
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_query_json(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
+    code, out = run(capsys, "query", "How long do JWT access tokens live?", *common)
+    assert code == 0
+    assert out["tier"] == 2 and out["ood"] is False
+    assert {"query", "answer", "latency_ms", "sources", "generation"} <= set(out)
+    source = out["sources"][0]  # type: ignore[index]
+    assert {"path", "title", "status", "score", "excerpt", "via"} <= set(source)
+
+
+def test_search_limit_and_budget(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
+    code, out = run(
+        capsys, "search", "billing tokens", "--limit", "2", "--budget-words", "30", *common
+    )
+    assert code == 0
+    assert len(out["sources"]) <= 2  # type: ignore[arg-type]
+    assert out["words"] <= 30  # type: ignore[operator]
+
+
+def test_human_output_shows_the_badge(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "query",
+            "refund window annual plan",
+            "--vault",
+            str(template_vault),
+            "--state-dir",
+            str(tmp_path / "s"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "tier 2" in out and "annual_plan" in out
+
+
+def test_reindex_rebuilds(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
+    code, out = run(capsys, "reindex", *common)
+    assert code == 0 and out["notes"] == 18
+    code, again = run(capsys, "reindex", *common)
+    assert again["notes"] == 18
