@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -26,9 +26,9 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.core import lifecycle as akl
-from bridge.core.maturity import Maturity
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.lifecycle.report import explain
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
 from bridge.state.lifecycle_store import LifecycleStore, LifecycleView, open_lifecycle
@@ -112,17 +112,6 @@ def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonO
 # -- lifecycle PATH -----------------------------------------------------------------------------
 
 
-def _forecast_json(
-    f: akl.Forecast | None, text: str, names: Mapping[Maturity, str]
-) -> dict[str, Any]:
-    return {
-        "text": text,
-        "to": None if f is None else f.to.value,
-        "to_status": None if f is None else names[f.to],
-        "in_days": None if f is None else round(f.in_days, 4),
-    }
-
-
 def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: datetime) -> Table:
     params = settings.lifecycle_params
     mapping = settings.status_mapping
@@ -190,39 +179,17 @@ def lifecycle(
     store = open_store(settings)
     try:
         rel = normalise_note_path(path)
-        note = store.read(rel).parse()
     except UnsafePathError as exc:
         raise fail(str(exc)) from exc
+    now = datetime.now(UTC)
+    try:
+        with _lifecycle(settings) as store_state:
+            view, document = explain(store, store_state, settings.status_mapping, rel, now)
     except NoteError as exc:
         if exc.problem.code == "missing":
             raise fail(f"no note `{rel}` in the vault {settings.vault_path}") from exc
         raise fail(exc.problem.message) from exc
-    now = datetime.now(UTC)
-    with _lifecycle(settings) as store_state:
-        view = store_state.view(rel, note.entry.status, note.entry.updated, now)
-        forecast = store_state.forecast(view, now)
-    names = settings.status_mapping.names
-    text = akl.describe_forecast(forecast, names, current=view.maturity)
-    if not view.managed:
-        text = "no change: the bridge does not rewrite this status"
-    if not json_out:
-        console.print(_explain(view, settings, text, now))
-        return
-    print_json(
-        {
-            "path": rel,
-            "importance": round(view.importance, 4),
-            "recency": round(view.recency, 6),
-            "maturity": view.maturity.value,
-            "status": view.status,
-            "managed": view.managed,
-            "access_count": view.access_count,
-            "update_count": view.update_count,
-            "last_update": None if view.last_update is None else view.last_update.isoformat(),
-            "last_access": None if view.last_access is None else view.last_access.isoformat(),
-            "last_writer": view.last_writer,
-            "stale": view.stale,
-            "tracked": view.tracked,
-            "forecast": _forecast_json(forecast, text, names),
-        }
-    )
+    if json_out:
+        print_json(document)
+    else:
+        console.print(_explain(view, settings, document["forecast"]["text"], now))

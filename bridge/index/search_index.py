@@ -11,7 +11,7 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +91,7 @@ class SearchIndex:
         self._last_commit = time.monotonic()
         self._speakers = self._load_speakers()
         self._searcher = self.index.searcher()
+        self._listeners: list[Callable[[int, list[str]], None]] = []
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -247,10 +248,20 @@ class SearchIndex:
             upserts = [r for r in self._pending.values() if r is not None]
             deletes = [p for p, r in self._pending.items() if r is None]
             self.manifest.apply(upserts, deletes, {"generation": str(self.generation)})
+            changed = list(self._pending)
             self._pending.clear()
             self._dirty = False
             self._last_commit = time.monotonic()
-            return True
+        for listener in list(self._listeners):
+            try:
+                listener(self.generation, changed)
+            except Exception:  # a broken listener must not break indexing
+                log.exception("index commit listener failed")
+        return True
+
+    def add_commit_listener(self, listener: Callable[[int, list[str]], None]) -> None:
+        """Call `listener(generation, changed_paths)` after every commit (e.g. to push events)."""
+        self._listeners.append(listener)
 
     def seconds_since_commit(self) -> float:
         return time.monotonic() - self._last_commit

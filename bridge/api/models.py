@@ -1,0 +1,91 @@
+"""Request and response bodies of the HTTP API (the query answer is bridge.query.models)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    """Every error: `{"error": {"code": ..., "message": ...}}`."""
+
+    error: ErrorBody
+
+
+class QueryRequest(BaseModel):
+    query: str = Field(min_length=1, max_length=100_000, description="The question or words")
+    budget_words: int | None = Field(None, ge=10, le=100_000, description="Excerpt word budget")
+    limit: int = Field(10, ge=1, le=100, description="Most sources")
+    scope: str | None = Field(None, max_length=1000, description="Only notes under this folder")
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+class Status(BaseModel):
+    version: str
+    vault: str
+    state_dir: str
+    notes: int
+    generation: int
+    unresolved_links: int
+    llm_model: str | None
+    watching: bool
+    pending_reviews: int
+
+
+class RelationOut(BaseModel):
+    target: str = Field(description="The link target as written")
+    path: str | None = Field(description="The note it resolves to (null: unresolved)")
+    reason: str | None = None
+    alias: str | None = None
+    heading: str | None = None
+    block: str | None = None
+    origin: str
+
+
+class EntryOut(BaseModel):
+    path: str
+    title: str
+    hash: str = Field(description="Content hash; send it back as `base_hash` when editing")
+    frontmatter: dict[str, Any]
+    body: str
+    text: str = Field(description="The whole file")
+    relations: list[RelationOut]
+    backlinks: list[str]
+    problems: list[str]
+    lifecycle: dict[str, Any]
+
+
+class TreeNode(BaseModel):
+    name: str
+    path: str
+    title: str | None = None
+    status: str | None = None
+    children: list[TreeNode] = Field(default_factory=list)
+    notes: int = Field(0, description="Notes under this folder (all depths)")
+
+
+class GraphNode(BaseModel):
+    path: str
+    title: str
+    status: str | None
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+
+
+class Graph(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    unresolved: int

@@ -1,0 +1,200 @@
+"""Read routes: health, status, query, search, entries, tree, graph, lifecycle."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from bridge import __version__
+from bridge.api.context import ApiContext, get_context
+from bridge.api.errors import ApiError
+from bridge.api.graph import folder_tree
+from bridge.api.models import (
+    EntryOut,
+    Graph,
+    GraphEdge,
+    GraphNode,
+    Health,
+    QueryRequest,
+    RelationOut,
+    Status,
+    TreeNode,
+)
+from bridge.core.paths import normalise_note_path
+from bridge.lifecycle.decay import run_decay
+from bridge.lifecycle.report import explain
+from bridge.query.models import QueryResult
+from bridge.vault.store import NoteError
+
+router = APIRouter(prefix="/v1")
+Ctx = Annotated[ApiContext, Depends(get_context)]
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _note_path(path: str) -> str:
+    """A path from the URL, checked like any new name (400 when it would leave the vault)."""
+    return normalise_note_path(path)
+
+
+def _read(ctx: ApiContext, path: str) -> Any:
+    try:
+        return ctx.bridge.store.read(_note_path(path))
+    except NoteError as exc:
+        if exc.problem.code == "missing":
+            raise ApiError(404, "not_found", f"no note `{exc.problem.path}`") from exc
+        if exc.problem.code == "outside_vault":
+            raise ApiError(400, "bad_path", exc.problem.message) from exc
+        raise ApiError(422, exc.problem.code, exc.problem.message) from exc
+
+
+@router.get("/health", response_model=Health, tags=["status"])
+def health() -> Health:
+    """Liveness, without a token (so the plugin can tell "not running" from "bad token")."""
+    return Health(status="ok", version=__version__)
+
+
+@router.get("/status", response_model=Status, tags=["status"])
+def status(ctx: Ctx) -> Status:
+    """What the bridge serves: the vault, the index generation, pending reviews."""
+    bridge = ctx.bridge
+    reviews = ctx.services.get("reviews")
+    pending = reviews.pending_count() if reviews is not None else 0
+    return Status(
+        version=__version__,
+        vault=str(bridge.settings.vault_path),
+        state_dir=str(bridge.settings.state_path),
+        notes=bridge.index.note_count(),
+        generation=bridge.index.generation,
+        unresolved_links=ctx.graph.snapshot().unresolved,
+        llm_model=bridge.settings.llm_model,
+        watching=ctx.watching,
+        pending_reviews=pending,
+    )
+
+
+def _ask(ctx: ApiContext, body: QueryRequest, kind: str) -> QueryResult:
+    engine = ctx.bridge.engine
+    run = engine.query if kind == "query" else engine.search
+    try:
+        return run(body.query, budget_words=body.budget_words, limit=body.limit, scope=body.scope)
+    except ValueError as exc:
+        raise ApiError(400, "bad_scope", str(exc)) from exc
+
+
+@router.post("/query", response_model=QueryResult, tags=["query"])
+def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
+    """Answer through the tiers (cache, direct, LLM) with sources and excerpts."""
+    return _ask(ctx, body, "query")
+
+
+@router.post("/search", response_model=QueryResult, tags=["query"])
+def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
+    """Ranked notes with excerpts: no answer, no cache, no out-of-domain cut."""
+    return _ask(ctx, body, "search")
+
+
+@router.get("/entries/{path:path}", response_model=EntryOut, tags=["entries"])
+def entry(path: str, ctx: Ctx) -> EntryOut:
+    """One note: frontmatter, body, resolved relations, backlinks, lifecycle."""
+    file = _read(ctx, path)
+    note = file.parse()
+    snapshot = ctx.graph.snapshot()
+    relations = [
+        RelationOut(
+            target=link.target,
+            path=snapshot.resolver.resolve(link.target, note.path),
+            reason=link.reason,
+            alias=link.alias,
+            heading=link.heading,
+            block=link.block,
+            origin=link.origin,
+        )
+        for link in note.links
+    ]
+    bridge = ctx.bridge
+    _, lifecycle = explain(
+        bridge.store, bridge.lifecycle, bridge.settings.status_mapping, note.path, _now()
+    )
+    return EntryOut(
+        path=note.path,
+        title=note.title,
+        hash=file.hash,
+        frontmatter=_jsonable(dict(note.frontmatter)),
+        body=note.body,
+        text=file.text,
+        relations=relations,
+        backlinks=sorted(snapshot.backlinks.get(note.path, [])),
+        problems=[p.message for p in note.problems],
+        lifecycle=lifecycle,
+    )
+
+
+@router.get("/tree", response_model=TreeNode, tags=["entries"])
+def tree(
+    ctx: Ctx,
+    folder: Annotated[str, Query(max_length=1000, description="Start folder")] = "",
+    depth: Annotated[int, Query(ge=1, le=10)] = 3,
+) -> TreeNode:
+    """The context tree: folders and notes with titles and statuses."""
+    root = folder.strip().strip("/")
+    if ".." in root.split("/"):
+        raise ApiError(400, "bad_path", f"folder `{folder}` leaves the vault")
+    return TreeNode.model_validate(folder_tree(ctx.graph.snapshot().records, root, depth))
+
+
+@router.get("/graph", response_model=Graph, tags=["entries"])
+def graph(
+    ctx: Ctx,
+    folder: Annotated[str, Query(max_length=1000, description="Only notes under it")] = "",
+) -> Graph:
+    """Notes and their resolved links (relations), as Obsidian's graph shows them."""
+    snap = ctx.graph.snapshot()
+    prefix = folder.strip().strip("/")
+    inside = (lambda p: p.startswith(prefix + "/")) if prefix else (lambda p: True)
+    nodes = [
+        GraphNode(path=p, title=r.title, status=r.status)
+        for p, r in sorted(snap.records.items())
+        if inside(p)
+    ]
+    edges = [GraphEdge(source=a, target=b) for a, b in snap.edges if inside(a) and inside(b)]
+    return Graph(nodes=nodes, edges=edges, unresolved=snap.unresolved)
+
+
+@router.get("/lifecycle/{path:path}", tags=["lifecycle"])
+def lifecycle(path: str, ctx: Ctx) -> dict[str, Any]:
+    """One note's importance, recency, maturity, counts and next transition."""
+    file = _read(ctx, path)
+    bridge = ctx.bridge
+    _, document = explain(
+        bridge.store, bridge.lifecycle, bridge.settings.status_mapping, file.path, _now()
+    )
+    return document
+
+
+@router.post("/lifecycle/decay", tags=["lifecycle"])
+def decay(ctx: Ctx) -> dict[str, Any]:
+    """Run the decay job now (the same job as `vault-bridge decay`)."""
+    writer = ctx.services.get("writer_lock")
+    if writer is not None:
+        with writer:
+            report = run_decay(ctx.bridge.store, ctx.bridge.lifecycle, _now())
+    else:
+        report = run_decay(ctx.bridge.store, ctx.bridge.lifecycle, _now())
+    return report.to_json()

@@ -1,0 +1,99 @@
+"""Read routes end to end over HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import httpx
+
+from tests.api.conftest import LiveApi
+
+
+def test_query_and_search(api: LiveApi) -> None:
+    body = {"query": "How long do JWT access tokens live?", "budget_words": 80}
+    first = api.client.post("/v1/query", json=body, headers=api.auth).json()
+    assert first["tier"] == 2 and first["sources"][0]["path"] == "engineering/auth/jwt_expiry.md"
+    assert first["words"] <= 80
+    again = api.client.post("/v1/query", json=body, headers=api.auth).json()
+    assert again["tier"] == 0
+    found = api.client.post("/v1/search", json={"query": "billing", "limit": 2}, headers=api.auth)
+    assert found.status_code == 200 and len(found.json()["sources"]) <= 2
+
+
+def test_entry_with_relations_backlinks_and_lifecycle(api: LiveApi) -> None:
+    response = api.client.get("/v1/entries/engineering/auth/jwt_expiry.md", headers=api.auth)
+    assert response.status_code == 200
+    entry = response.json()
+    assert entry["title"] == "JWT expiry"
+    assert entry["frontmatter"]["status"] == "core"
+    assert entry["frontmatter"]["created"].startswith("2026-")
+    assert {r["path"] for r in entry["relations"]} >= {"engineering/auth/session_refresh.md"}
+    assert "engineering/auth/session_refresh.md" in entry["backlinks"]
+    assert entry["lifecycle"]["maturity"] == "core"
+    assert len(entry["hash"]) == 64
+    same = api.client.get("/v1/entries/engineering/auth/jwt_expiry", headers=api.auth).json()
+    assert same["path"] == "engineering/auth/jwt_expiry.md"
+
+
+def test_tree_and_graph(api: LiveApi) -> None:
+    tree = api.client.get("/v1/tree", headers=api.auth).json()
+    assert tree["notes"] == 18
+    names = [c["name"] for c in tree["children"]]
+    assert {"billing", "engineering", "team", "Welcome.md"} <= set(names)
+    sub = api.client.get("/v1/tree", params={"folder": "billing", "depth": 1}, headers=api.auth)
+    assert sub.json()["notes"] == 5
+    graph = api.client.get("/v1/graph", headers=api.auth).json()
+    assert len(graph["nodes"]) == 18 and graph["unresolved"] == 0
+    assert {
+        "source": "engineering/auth/jwt_expiry.md",
+        "target": "engineering/auth/session_refresh.md",
+    } in graph["edges"]
+
+
+def test_lifecycle_routes(api: LiveApi) -> None:
+    view = api.client.get("/v1/lifecycle/billing/plans/team_plan.md", headers=api.auth).json()
+    assert view["status"] == "stable" and view["maturity"] == "validated"
+    assert "forecast" in view
+    report = api.client.post("/v1/lifecycle/decay", headers=api.auth).json()
+    assert report["notes_seen"] == 18
+
+
+def test_events_stream_index_generations(api: LiveApi) -> None:
+    received: list[dict[str, object]] = []
+    ready = threading.Event()
+
+    def listen() -> None:
+        with (
+            httpx.Client(base_url=api.url, timeout=10) as client,
+            client.stream("GET", "/v1/events", headers=api.auth) as response,
+        ):
+            event = None
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event:
+                    received.append({"event": event, "data": json.loads(line[6:])})
+                    if event == "hello":
+                        ready.set()
+                    if event == "index.generation":
+                        return
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    note = api.bridge.store.read("billing/plans/team_plan.md")
+    api.bridge.index.upsert(note, note.parse())
+    api.bridge.index.commit()
+    thread.join(10)
+    kinds = [r["event"] for r in received]
+    assert kinds[0] == "hello"
+    assert "entry.changed" in kinds and kinds[-1] == "index.generation"
+    changed = next(r for r in received if r["event"] == "entry.changed")
+    assert changed["data"]["path"] == "billing/plans/team_plan.md"  # type: ignore[index]
+
+
+def test_openapi_docs_are_served(api: LiveApi) -> None:
+    spec = api.client.get("/openapi.json").json()
+    assert "/v1/query" in spec["paths"] and "/v1/entries/{path}" in spec["paths"]
+    assert api.client.get("/docs").status_code == 200
