@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
@@ -135,7 +134,7 @@ def test_token_file_is_private_and_stable(tmp_path: Path) -> None:
     mode = stat.S_IMODE((tmp_path / "token").stat().st_mode)
     assert mode == 0o600
     assert load_or_create_token(tmp_path) == first and len(first) >= 32
-    os.chmod(tmp_path / "token", 0o644)
+    (tmp_path / "token").chmod(0o644)
     load_or_create_token(tmp_path)
     assert stat.S_IMODE((tmp_path / "token").stat().st_mode) == 0o600
 
