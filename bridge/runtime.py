@@ -6,19 +6,30 @@ here and nowhere else, so every entry point gets the same behaviour.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
 
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
+from bridge.curate.executor import CurationExecutor
+from bridge.curate.reviews import ReviewService
 from bridge.index.search_index import SearchIndex
-from bridge.index.sync import SyncReport, reconcile
+from bridge.index.sync import SyncReport, index_file, reconcile
+from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.llm.answerer import LLMAnswerer
+from bridge.llm.client import LLMClient, LLMConfig
+from bridge.llm.context import build_context
+from bridge.llm.curator import LLMCurator
+from bridge.llm.tools import MemoryTools
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
 from bridge.settings import Settings
 from bridge.state.lifecycle_store import LifecycleStore, open_lifecycle
-from bridge.vault.store import VaultStore
+from bridge.vault.journal import WriteJournal
+from bridge.vault.store import NoteError, VaultStore
 
 
 @dataclass
@@ -38,6 +49,56 @@ class Bridge:
     def close(self) -> None:
         self.index.close()
         self.lifecycle.db.close()
+
+    def reindex(self, paths: Iterable[str]) -> None:
+        """Index notes the bridge itself just wrote (the watcher ignores its own writes)."""
+        for path in paths:
+            try:
+                index_file(self.index, self.store.read(path))
+            except NoteError:
+                self.index.remove(path)
+        self.index.commit()
+
+    def decay(self, now: datetime) -> DecayReport:
+        """The decay job under the single writer's lock, with the changed notes re-indexed."""
+        with self.executor.lock:
+            report = run_decay(self.store, self.lifecycle, now)
+            self.reindex(t.path for t in report.transitions)
+        return report
+
+    @cached_property
+    def executor(self) -> CurationExecutor:
+        """The single writer for curation operations and review decisions."""
+        s = self.settings
+        return CurationExecutor(
+            self.store,
+            self.index,
+            self.lifecycle,
+            self.lifecycle.db,
+            s.review_policy,
+            status_mapping=s.status_mapping,
+            git_commit=s.git_commit,
+            lock_path=s.state_path / "curate.lock",
+        )
+
+    @cached_property
+    def reviews(self) -> ReviewService:
+        """The review queue, deciding through the executor."""
+        return ReviewService(self.executor)
+
+    @cached_property
+    def curator(self) -> LLMCurator | None:
+        """Curation by the bridge's LLM; None when no `llm_model` is set."""
+        client = llm_client(self.settings)
+        if client is None:
+            return None
+        return LLMCurator(
+            client,
+            self.executor,
+            lambda content: build_context(self.engine, self.store, content),
+            self.settings.llm_correction_rounds,
+            self.settings.llm_part_chars,
+        )
 
 
 def engine_params(settings: Settings) -> EngineParams:
@@ -72,12 +133,32 @@ def engine_params(settings: Settings) -> EngineParams:
     )
 
 
+def llm_client(settings: Settings) -> LLMClient | None:
+    """The LLM client of the `llm_*` settings; None when no model is configured."""
+    if not settings.llm_model:
+        return None
+    config = LLMConfig(
+        settings.llm_model,
+        timeout_seconds=settings.llm_timeout_seconds,
+        budget_seconds=settings.llm_budget_seconds,
+        retries=settings.llm_retries,
+    )
+    return LLMClient(config)
+
+
 def open_bridge(settings: Settings) -> Bridge:
     """Open the vault and its state (creating the state dir on first use)."""
-    store = VaultStore(settings.vault, settings.ignore_rules, settings.max_note_bytes)
+    # Every write of this process is journaled, so a watcher never mistakes it for a human's.
+    store = VaultStore(
+        settings.vault, settings.ignore_rules, settings.max_note_bytes, journal=WriteJournal()
+    )
     state = settings.state_path
     state.mkdir(parents=True, exist_ok=True)
     index = SearchIndex(state / "index")
     lifecycle = open_lifecycle(settings)
     engine = QueryEngine(index, StateLifecycle(lifecycle), engine_params(settings))
+    client = llm_client(settings)
+    if client is not None:
+        # Tiers 3-4; the tools search through the same engine, hence attached after creation.
+        engine.answerer = LLMAnswerer(client, MemoryTools(engine, store), settings.llm_agent_rounds)
     return Bridge(settings, store, index, lifecycle, engine)

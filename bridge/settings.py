@@ -24,6 +24,7 @@ from pydantic_settings import (
 
 from bridge.core.lifecycle import LifecycleParams
 from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
+from bridge.core.review_policy import DEFAULT_RULES, ReviewPolicy, ReviewRule
 from bridge.lifecycle.scheduler import parse_decay_time
 from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules
 
@@ -178,6 +179,41 @@ class Settings(BaseSettings):
     query_budget_words: int = Field(default=500, ge=10, le=100_000)
     cache_size: int = Field(default=1024, ge=0)
     cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
+
+    # -- live watching (docs/watching.md) ------------------------------------------------------
+
+    debounce_ms: int = Field(
+        default=300,
+        ge=0,
+        le=10_000,
+        description="Quiet time after a file event before the watcher re-indexes (ms).",
+    )
+
+    # -- curation, review and the LLM (DESIGN section 6; docs/curation.md) -------------------
+
+    git_commit: bool = Field(
+        default=False,
+        description="Commit each applied curation batch when the vault is a git repository.",
+    )
+    review_rules: list[ReviewRule] = Field(
+        default_factory=lambda: list(DEFAULT_RULES),
+        description="Which operations wait for a human before they are applied.",
+    )
+    review_high_impact: bool = Field(
+        default=True,
+        description="List applied high-impact operations as reviews that can still be rejected.",
+    )
+    llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    llm_budget_seconds: float = Field(default=300.0, gt=0, le=36_000)
+    llm_retries: int = Field(default=2, ge=0, le=10)
+    llm_correction_rounds: int = Field(default=3, ge=0, le=10)
+    llm_part_chars: int = Field(default=12_000, ge=1000, le=1_000_000)
+    llm_agent_rounds: int = Field(default=8, ge=1, le=50)
+
+    @property
+    def review_policy(self) -> ReviewPolicy:
+        """The review policy from `review_rules` and `review_high_impact`."""
+        return ReviewPolicy.of(self.review_rules, self.review_high_impact)
 
 
 def load_settings(**overrides: Any) -> Settings:

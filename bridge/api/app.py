@@ -6,7 +6,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from bridge import __version__
-from bridge.api import errors, routes_events, routes_read
+from bridge.api import errors, routes_curate, routes_events, routes_read
 from bridge.api.context import ApiContext
 from bridge.api.graph import GraphCache
 from bridge.api.security import ALLOWED_ORIGINS, GuardMiddleware
@@ -43,6 +43,7 @@ def create_app(
     bridge.index.add_commit_listener(on_commit)
     errors.install(app)
     app.include_router(routes_read.router)
+    app.include_router(routes_curate.router)
     app.include_router(routes_events.router)
     app.add_middleware(
         CORSMiddleware,

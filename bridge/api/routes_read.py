@@ -23,7 +23,6 @@ from bridge.api.models import (
     TreeNode,
 )
 from bridge.core.paths import normalise_note_path
-from bridge.lifecycle.decay import run_decay
 from bridge.lifecycle.report import explain
 from bridge.query.models import QueryResult
 from bridge.vault.store import NoteError
@@ -74,8 +73,7 @@ def health() -> Health:
 def status(ctx: Ctx) -> Status:
     """What the bridge serves: the vault, the index generation, pending reviews."""
     bridge = ctx.bridge
-    reviews = ctx.services.get("reviews")
-    pending = reviews.pending_count() if reviews is not None else 0
+    pending = len(bridge.reviews.list(("pending", "conflict")))
     return Status(
         version=__version__,
         vault=str(bridge.settings.vault_path),
@@ -191,10 +189,4 @@ def lifecycle(path: str, ctx: Ctx) -> dict[str, Any]:
 @router.post("/lifecycle/decay", tags=["lifecycle"])
 def decay(ctx: Ctx) -> dict[str, Any]:
     """Run the decay job now (the same job as `vault-bridge decay`)."""
-    writer = ctx.services.get("writer_lock")
-    if writer is not None:
-        with writer:
-            report = run_decay(ctx.bridge.store, ctx.bridge.lifecycle, _now())
-    else:
-        report = run_decay(ctx.bridge.store, ctx.bridge.lifecycle, _now())
-    return report.to_json()
+    return ctx.bridge.decay(_now()).to_json()

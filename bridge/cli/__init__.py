@@ -3,7 +3,23 @@
 from __future__ import annotations
 
 # Each module registers its commands on `app` when imported.
-from bridge.cli import lifecycle_commands, query_commands, vault_commands
+from bridge.cli import (
+    curate_commands,
+    lifecycle_commands,
+    mcp_command,
+    query_commands,
+    serve_command,
+    vault_commands,
+)
 from bridge.cli.app import app, main
 
-__all__ = ["app", "lifecycle_commands", "main", "query_commands", "vault_commands"]
+__all__ = [
+    "app",
+    "curate_commands",
+    "lifecycle_commands",
+    "main",
+    "mcp_command",
+    "query_commands",
+    "serve_command",
+    "vault_commands",
+]

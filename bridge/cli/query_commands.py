@@ -28,6 +28,7 @@ from bridge.cli.app import (
 from bridge.importer.service import import_transcripts, load_transcript_file
 from bridge.importer.transcript import TranscriptError
 from bridge.index.search_index import IndexBusyError
+from bridge.llm.client import LLMError
 from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
@@ -129,6 +130,11 @@ def _run(
             result = run(text, budget_words=budget, limit=limit, scope=scope)
         except ValueError as exc:
             raise fail(str(exc)) from exc
+        except LLMError as exc:
+            # Tier 3/4 could not reach the model: say so; `search` still shows the excerpts.
+            raise fail(
+                f"{exc}; `vault-bridge search` shows the excerpts without an answer", 1
+            ) from exc
     if json_out:
         print_json(result.model_dump(mode="json"))
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +22,7 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.obsidian_plugin import install_plugin
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
 
@@ -63,12 +63,21 @@ def init(
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(file, dest)
         created.append(rel.as_posix())
+    plugin = install_plugin(target)
     if json_out:
-        print_json({"vault": str(target.resolve()), "created": created, "kept": kept})
+        print_json(
+            {
+                "vault": str(target.resolve()),
+                "created": created,
+                "kept": kept,
+                "plugin": plugin.to_json(),
+            }
+        )
         return
     console.print(f"Created a vault at [bold]{target.resolve()}[/] ({len(created)} files).")
     if kept:
         console.print(f"Kept {len(kept)} existing files unchanged.")
+    console.print(f"Obsidian plugin: {plugin.message}", highlight=False)
     console.print("Open it in Obsidian (Open folder as vault), then run:")
     console.print(f"  vault-bridge serve --vault {target}")
 
@@ -138,16 +147,3 @@ def doctor(
             table.add_row(p.path, p.code.replace("_", " "), p.message.removeprefix(f"{p.path}: "))
         console.print(table)
     raise typer.Exit(EXIT_PROBLEMS if problems else EXIT_OK)
-
-
-@app.command()
-def serve(vault: VaultOpt = None, state_dir: StateDirOpt = None) -> None:
-    """Run the bridge on a vault in the foreground until Ctrl-C."""
-    settings = settings_for(vault, state_dir)
-    report = scan_vault(open_store(settings))
-    console.print(_status_table(settings, report))
-    console.print("Vault Bridge is running. Press Ctrl-C to stop.")
-    try:
-        signal.pause()
-    except KeyboardInterrupt:
-        console.print("Stopped.")

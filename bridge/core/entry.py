@@ -128,7 +128,16 @@ class Note:
 
 
 def _section_blocks(blocks: tuple[Block, ...], name: str) -> list[Block]:
-    return [b for b in blocks if any(h.strip().lower() == name for h in b.heading_path)]
+    inside: dict[tuple[str, ...], bool] = {}  # blocks of one section share their heading path
+    out = []
+    for block in blocks:
+        path = block.heading_path
+        hit = inside.get(path)
+        if hit is None:
+            hit = inside[path] = any(h.strip().lower() == name for h in path)
+        if hit:
+            out.append(block)
+    return out
 
 
 def _section_text(body_lines: list[str], headings: tuple[Heading, ...], name: str) -> str:

@@ -81,6 +81,13 @@ def _fence_closes(line: str, marker: str) -> bool:
     )
 
 
+def _starts_with_word(line: str) -> bool:
+    """True when the first non-blank character is a letter: then the line cannot open a
+    heading, fence, list item, table row, quote or thematic break (all start with a mark or a
+    digit), which lets the scanner skip those patterns for ordinary prose."""
+    return line.lstrip(" \t")[:1].isalpha()
+
+
 class _Scanner:
     """Walks the lines once, emitting headings and blocks in document order."""
 
@@ -89,17 +96,21 @@ class _Scanner:
         self.headings: list[Heading] = []
         self.blocks: list[Block] = []
         self.path: list[tuple[int, str]] = []
+        self._path_tuple: tuple[str, ...] | None = None  # shared by the blocks of a section
 
     def heading_path(self) -> tuple[str, ...]:
-        return tuple(text for _, text in self.path)
+        if self._path_tuple is None:
+            self._path_tuple = tuple(text for _, text in self.path)
+        return self._path_tuple
 
     def emit(self, kind: BlockKind, start: int, end: int, info: str = "") -> None:
         text = "\n".join(self.lines[start:end]).rstrip()
         if not text.strip():
             return
         block_id = None
-        if kind != "code":
-            found = _BLOCK_ID.search(self.lines[end - 1])
+        last = self.lines[end - 1]
+        if kind != "code" and "^" in last:
+            found = _BLOCK_ID.search(last)
             block_id = found.group(1) if found else None
         self.blocks.append(Block(kind, text, self.heading_path(), start, end, block_id, info))
 
@@ -110,6 +121,10 @@ class _Scanner:
             if not line.strip() or _THEMATIC_BREAK.match(line):
                 i += 1
                 continue
+            if _starts_with_word(line) and not line.startswith(("    ", "\t")):
+                # Prose: no block marker can match a line whose first character is a letter.
+                i = self.scan_while(i, "paragraph", self.continues_paragraph)
+                continue
             heading = _heading_at(line)
             if heading:
                 level, text = heading
@@ -117,6 +132,7 @@ class _Scanner:
                 while self.path and self.path[-1][0] >= level:
                     self.path.pop()
                 self.path.append((level, text))
+                self._path_tuple = None
                 i += 1
                 continue
             if line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line):
@@ -148,6 +164,8 @@ class _Scanner:
         return end
 
     def continues_paragraph(self, line: str) -> bool:
+        if _starts_with_word(line):
+            return True
         return not (
             _heading_at(line)
             or _FENCE_OPEN.match(line)

@@ -88,65 +88,72 @@ def folders_of(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _text_doc(folders: list[str], **fields: object) -> tantivy.Document:
+def _bigrams(text: str) -> list[str]:
+    """`cjk_bigrams`, skipping the Unicode work for pure-ASCII text (which has none)."""
+    return [] if text.isascii() else cjk_bigrams(text)
+
+
+def _add_text(doc: tantivy.Document, name: str, value: str | None) -> None:
+    if value:
+        doc.add_text(name, value[:_MAX_FIELD_CHARS])
+
+
+def _new_doc(folders: list[str], path: str) -> tantivy.Document:
+    """A document with the fields every kind starts with: its folders and its path."""
     doc = tantivy.Document()
     for folder in folders:
         doc.add_text("folder", folder)
-    for name, value in fields.items():
-        if value is None or value == "" or (name == "flags" and value == 0):
-            continue
-        if isinstance(value, int) and name in {"nid", "ord", "flags"}:
-            doc.add_unsigned(name, value)
-        elif isinstance(value, bytes):
-            doc.add_bytes(name, value)
-        else:
-            doc.add_text(name, str(value)[:_MAX_FIELD_CHARS])
+    _add_text(doc, "path", path)
     return doc
 
 
+# Meta is encoded once per block: one encoder, not a new one per `json.dumps` call.
+_encode_meta = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> list[tantivy.Document]:
-    """Entry document, then block and window documents (a block with its two neighbours)."""
+    """Entry document, then block and window documents (a block with its two neighbours).
+
+    Field order and values are those of one generic builder (empty and `None` values are left
+    out, `flags` only when set); this is the indexing hot path, so each kind is built directly.
+    """
     entry = note.entry
     body = link_display_text(note.body)
     folders = folders_of(note.path)
-    docs = [
-        _text_doc(
-            folders,
-            path=note.path,
-            nid=nid,
-            ord=0,
-            title=note.title,
-            path_text=link_target(note.path).replace("/", " ").replace("_", " "),
-            tags=" ".join(entry.tags),
-            summary=entry.summary,
-            body=body,
-            **{ENTRY_CJK: " ".join(cjk_bigrams(f"{note.title} {entry.summary} {body}"))},
-        )
-    ]
+    path = note.path
+    doc = _new_doc(folders, path)
+    doc.add_unsigned("nid", nid)
+    doc.add_unsigned("ord", 0)
+    _add_text(doc, "title", note.title)
+    _add_text(doc, "path_text", link_target(path).replace("/", " ").replace("_", " "))
+    _add_text(doc, "tags", " ".join(entry.tags))
+    _add_text(doc, "summary", entry.summary)
+    _add_text(doc, "body", body)
+    _add_text(doc, ENTRY_CJK, " ".join(_bigrams(f"{note.title} {entry.summary} {body}")))
+    docs = [doc]
     texts = [_searchable(b) for b in blocks]
+    # A window joins its texts with newlines, which never touch a CJK run or change under
+    # NFKC, so its bigrams are its blocks' bigrams in order.
+    grams = [_bigrams(text) for text in texts]
     for i, block in enumerate(blocks):
         meta = {"t": block.text, "l": block.line, "id": block.block_id, "h": block.heading}
-        docs.append(
-            _text_doc(
-                folders,
-                path=note.path,
-                key=block_key(nid, block.ord),
-                nid=nid,
-                ord=block.ord,
-                flags=block.flags,
-                speaker=block.speaker,
-                meta=json.dumps(meta, ensure_ascii=False).encode(),
-                **{BLOCK_FIELD: texts[i], BLOCK_CJK: " ".join(cjk_bigrams(texts[i]))},
-            )
-        )
-        window = "\n".join(texts[max(0, i - 1) : i + 2])
-        docs.append(
-            _text_doc(
-                folders,
-                path=note.path,
-                nid=nid,
-                ord=block.ord,
-                **{WINDOW_FIELD: window, WINDOW_CJK: " ".join(cjk_bigrams(window))},
-            )
-        )
+        doc = _new_doc(folders, path)
+        doc.add_text("key", block_key(nid, block.ord))
+        doc.add_unsigned("nid", nid)
+        doc.add_unsigned("ord", block.ord)
+        flags = block.flags
+        if flags:
+            doc.add_unsigned("flags", flags)
+        _add_text(doc, "speaker", block.speaker)
+        doc.add_bytes("meta", _encode_meta(meta).encode())
+        _add_text(doc, BLOCK_FIELD, texts[i])
+        _add_text(doc, BLOCK_CJK, " ".join(grams[i]))
+        docs.append(doc)
+        lo, hi = max(0, i - 1), i + 2
+        doc = _new_doc(folders, path)
+        doc.add_unsigned("nid", nid)
+        doc.add_unsigned("ord", block.ord)
+        _add_text(doc, WINDOW_FIELD, "\n".join(texts[lo:hi]))
+        _add_text(doc, WINDOW_CJK, " ".join(g for part in grams[lo:hi] for g in part))
+        docs.append(doc)
     return docs

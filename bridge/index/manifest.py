@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRecord:
     """One indexed note."""
 
@@ -52,20 +53,29 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 _COLUMNS = "nid, path, size, mtime_ns, hash, title, status, updated, links, participants, blocks"
 
 
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else int(str(value))
+
+
+def _strings(text: object) -> tuple[str, ...]:
+    """A JSON list column as a tuple (most notes have no participants: skip the parser)."""
+    return () if text == "[]" else tuple(json.loads(str(text)))
+
+
 def _record(row: Sequence[object]) -> NoteRecord:
     nid, path, size, mtime, hash_, title, status, updated, links, people, blocks = row
     return NoteRecord(
-        int(str(nid)),
+        _int(nid),
         str(path),
-        int(str(size)),
-        int(str(mtime)),
+        _int(size),
+        _int(mtime),
         str(hash_),
         str(title),
-        None if status is None else str(status),
+        None if status is None else sys.intern(str(status)),
         None if updated is None else str(updated),
-        tuple(json.loads(str(links))),
-        tuple(json.loads(str(people))),
-        int(str(blocks)),
+        _strings(links),
+        _strings(people),
+        _int(blocks),
     )
 
 

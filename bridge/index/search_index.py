@@ -12,7 +12,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tantivy
@@ -43,7 +43,7 @@ class IndexBusyError(RuntimeError):
     """Another process (a running `serve`) holds the index writer."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hit:
     """A scored document: the note id and the block ordinal (0 for entry documents)."""
 
@@ -53,7 +53,7 @@ class Hit:
     flags: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileStamp:
     """What the manifest knows of a file without reading it."""
 
@@ -78,9 +78,15 @@ class SearchIndex:
         self.index = self._open()
         self._stamps: dict[str, FileStamp] = {}
         self._paths: dict[int, str] = {}
+        # The committed manifest rows, mirrored in memory (nid -> record, path -> nid): a query
+        # looks up a few hundred notes, which must not cost a few hundred SQLite rows.
+        self._records: dict[int, NoteRecord] = {}
+        self._record_nids: dict[str, int] = {}
         for rec in self.manifest.all():
             self._stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
             self._paths[rec.nid] = rec.path
+            self._records[rec.nid] = rec
+            self._record_nids[rec.path] = rec.nid
         self._next_nid = max(self._paths, default=0) + 1
         self.generation = int(self.manifest.get_meta("generation") or 0)
         self._pending: dict[str, NoteRecord | None] = {}
@@ -154,7 +160,9 @@ class SearchIndex:
         return len(self._stamps)
 
     def records(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
-        return self.manifest.by_nids(nids)
+        """Manifest records of the given notes as of the last commit (unknown ids left out)."""
+        known = self._records
+        return {nid: known[nid] for nid in nids if nid in known}
 
     def speakers(self) -> frozenset[str]:
         """Every transcript speaker in the vault (lower case), for the speaker boost."""
@@ -162,7 +170,7 @@ class SearchIndex:
 
     def _load_speakers(self) -> frozenset[str]:
         found: set[str] = set()
-        for rec in self.manifest.all():
+        for rec in self._records.values():
             found.update(rec.participants)
         return frozenset(found)
 
@@ -208,11 +216,11 @@ class SearchIndex:
             if stamp is None:
                 return
             self._stamps[path] = FileStamp(stamp.nid, size, mtime_ns, stamp.hash)
-            rec = self.manifest.by_nids([stamp.nid]).get(stamp.nid)
+            rec = self._records.get(stamp.nid)
             if rec is not None:
-                self.manifest.apply(
-                    [NoteRecord(**{**rec.__dict__, "size": size, "mtime_ns": mtime_ns})], [], {}
-                )
+                touched = replace(rec, size=size, mtime_ns=mtime_ns)
+                self.manifest.apply([touched], [], {})
+                self._mirror([touched], [])
 
     def remove(self, path: str) -> bool:
         """Remove a note's documents; False when it was not indexed."""
@@ -248,6 +256,7 @@ class SearchIndex:
             upserts = [r for r in self._pending.values() if r is not None]
             deletes = [p for p, r in self._pending.items() if r is None]
             self.manifest.apply(upserts, deletes, {"generation": str(self.generation)})
+            self._mirror(upserts, deletes)
             changed = list(self._pending)
             self._pending.clear()
             self._dirty = False
@@ -258,6 +267,23 @@ class SearchIndex:
             except Exception:  # a broken listener must not break indexing
                 log.exception("index commit listener failed")
         return True
+
+    def _mirror(self, upserts: list[NoteRecord], deletes: list[str]) -> None:
+        """Apply to the in-memory records what `Manifest.apply` just wrote (same rules)."""
+        records, nids = self._records, self._record_nids
+        for path in deletes:
+            gone = nids.pop(path, None)
+            if gone is not None:
+                records.pop(gone, None)
+        for rec in upserts:
+            old = nids.get(rec.path)
+            if old is not None and old != rec.nid:  # same path, other id: replaced
+                records.pop(old, None)
+            prev = records.get(rec.nid)
+            if prev is not None and prev.path != rec.path and nids.get(prev.path) == rec.nid:
+                del nids[prev.path]  # same id, other path: replaced
+            records[rec.nid] = rec
+            nids[rec.path] = rec.nid
 
     def add_commit_listener(self, listener: Callable[[int, list[str]], None]) -> None:
         """Call `listener(generation, changed_paths)` after every commit (e.g. to push events)."""

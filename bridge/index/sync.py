@@ -8,11 +8,13 @@ reported as moves, so lifecycle state can follow them.
 
 from __future__ import annotations
 
+import os
+import stat as stat_mode
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.core.entry import Problem
-from bridge.index.search_index import SearchIndex
+from bridge.index.search_index import FileStamp, SearchIndex
 from bridge.vault.store import NoteError, NoteFile, VaultStore
 
 
@@ -38,6 +40,23 @@ class SyncReport:
         }
 
 
+def _stat_matches(store: VaultStore, path: str, stamp: FileStamp) -> bool:
+    """True when the file still has the size and mtime the manifest recorded.
+
+    `path` comes from the store's walk, which never descends into a linked folder, and the
+    manifest only holds paths the store has read safely before, so a regular file found by
+    `lstat` is that note: its stat answers directly. Anything else (a symlink, a vanished
+    file) goes through the store's own checked `stat`.
+    """
+    try:
+        info = os.lstat(f"{store.root}/{path}")
+    except OSError:
+        info = None
+    if info is not None and stat_mode.S_ISREG(info.st_mode):
+        return info.st_size == stamp.size and info.st_mtime_ns == stamp.mtime_ns
+    return store.stat(path) == (stamp.size, stamp.mtime_ns)
+
+
 def index_file(index: SearchIndex, file: NoteFile) -> None:
     """Index one read note (parse + documents)."""
     index.upsert(file, file.parse())
@@ -59,8 +78,8 @@ def reconcile(
             progress(done, len(paths))
         seen.add(path)
         stamp = index.stamp(path)
-        stat = store.stat(path)
-        if stamp is not None and stat is not None and stat == (stamp.size, stamp.mtime_ns):
+        # A note not in the manifest is read whatever its stat says: no stat call for it.
+        if stamp is not None and _stat_matches(store, path, stamp):
             report.unchanged += 1
             continue
         try:

@@ -39,6 +39,8 @@ from bridge.query.lifecycle import LifecycleProvider, NoteRef, StatusOnlyLifecyc
 from bridge.query.models import Excerpt, QueryResult, Source
 
 OOD_ANSWER = "Nothing in memory about this."
+LLM_FAILED_PREFIX = "The LLM could not answer"
+LLM_FAILED = LLM_FAILED_PREFIX + " ({error}); these are the ranked excerpts."
 NO_TERMS = "The query has no searchable words (only common words, punctuation or nothing)."
 NO_LLM = (
     "No LLM is configured, so these are the ranked excerpts without a written answer "
@@ -62,6 +64,7 @@ class EngineParams:
     block_limit: int = 400
     window_limit: int = 400
     default_budget: int = 500
+    llm_budget_words: int = 1500
     cache_size: int = 1024
     fuzzy_threshold: float = 0.6
     ranking: RankingParams = field(default_factory=RankingParams)
@@ -130,7 +133,8 @@ class QueryEngine:
         if cached is not None:
             return self._replay(cached, text, 1, start)
         result = self._answer(text, terms, budget, limit, scope, generation, start)
-        self.cache.put(key, tokens, generation, result)
+        if not (result.message or "").startswith(LLM_FAILED_PREFIX):
+            self.cache.put(key, tokens, generation, result)  # a failure may succeed next time
         self._record_access(result)
         return result
 
@@ -200,16 +204,31 @@ class QueryEngine:
                 result = skeleton.model_copy(update={"answer": answer, **with_sources})
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
-                if self.answerer is None:
-                    update = {"message": NO_LLM.format(tier=tier), **with_sources}
-                elif tier == 3:
-                    update = {"answer": self.answerer.one_call(text, found.sources), "tier": 3}
-                else:
-                    update = {"answer": self.answerer.agentic(text, found.sources), "tier": 4}
+                update = self._llm_answer(tier, text, terms, limit, scope)
                 result = skeleton.model_copy(update={**with_sources, **update})
             case _:
                 assert_never(decision)
         return result.model_copy(update={"latency_ms": _ms(start)})
+
+    def _llm_answer(
+        self, tier: int, text: str, terms: QueryTerms, limit: int, scope: str | None
+    ) -> dict[str, object]:
+        """Tier 3 or 4 over a larger prefetch than the caller's budget; on failure, say why.
+
+        Trigger: the model errs or times out. Why: the excerpts are still useful and the
+        question may succeed later. Outcome: `answer: null` with the reason, not cached.
+        """
+        if self.answerer is None:
+            return {"message": NO_LLM.format(tier=tier)}
+        context = self.retrieve(terms, self.params.llm_budget_words, max(limit, 20), scope)
+        try:
+            if tier == 3:
+                answer = self.answerer.one_call(text, context.sources)
+            else:
+                answer = self.answerer.agentic(text, context.sources)
+        except Exception as exc:  # any model failure: degrade to the excerpts
+            return {"message": LLM_FAILED.format(error=exc)}
+        return {"answer": answer, "tier": tier}
 
     def _record_access(self, result: QueryResult) -> None:
         if result.sources:

@@ -87,6 +87,49 @@ MIGRATIONS: list[Migration] = [
         """,
         "CREATE INDEX transitions_by_path ON transitions (path, at)",
     ),
+    # 2: curation (DESIGN section 6): hashes of the bytes written for agents, and the review
+    # queue with the snapshots that let a reject restore what an applied operation replaced.
+    _statements(
+        """
+        CREATE TABLE agent_writes (
+            path TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            loose_hash TEXT,
+            writer TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (path, hash)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX agent_writes_loose ON agent_writes (path, loose_hash)",
+        """
+        CREATE TABLE reviews (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            state TEXT NOT NULL
+                CHECK (state IN ('pending', 'approved', 'rejected', 'conflict', 'applied')),
+            type TEXT NOT NULL,
+            path TEXT NOT NULL,
+            author TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            bases TEXT NOT NULL,
+            diff TEXT NOT NULL,
+            why TEXT NOT NULL,
+            note TEXT,
+            created TEXT NOT NULL,
+            decided TEXT,
+            decided_by TEXT
+        )
+        """,
+        "CREATE INDEX reviews_by_state ON reviews (state, id)",
+        """
+        CREATE TABLE review_snapshots (
+            review_id INTEGER NOT NULL REFERENCES reviews (id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            before BLOB,
+            after_hash TEXT,
+            PRIMARY KEY (review_id, path)
+        )
+        """,
+    ),
 ]
 
 

@@ -23,6 +23,7 @@ from bridge.core import frontmatter as fm
 from bridge.core.entry import Note, Problem, parse_note
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
+from bridge.vault.journal import WriteJournal
 
 DEFAULT_MAX_NOTE_BYTES = 8 * 1024 * 1024
 _BINARY_SNIFF = 8192
@@ -84,6 +85,7 @@ class VaultStore:
         root: Path,
         ignore: IgnoreRules | None = None,
         max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES,
+        journal: WriteJournal | None = None,
     ) -> None:
         if not root.exists():
             raise VaultError(f"vault folder {root} does not exist; create it or run `init`")
@@ -92,6 +94,8 @@ class VaultStore:
         self.root = root.resolve()
         self.ignore = ignore or IgnoreRules()
         self.max_note_bytes = max_note_bytes
+        # Every write is recorded here so the watcher does not take it for a human edit.
+        self.journal = journal
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -110,9 +114,19 @@ class VaultStore:
 
     # -- listing ---------------------------------------------------------------------------
 
-    def iter_paths(self) -> Iterator[str]:
-        """Vault paths of every note in a deterministic walk, by the ignore rules. Never raises."""
-        for dirpath, dirnames, filenames in os.walk(self.root, onerror=lambda _e: None):
+    def iter_paths(self, under: str = "") -> Iterator[str]:
+        """Vault paths of every note in a deterministic walk, by the ignore rules. Never raises.
+
+        `under` limits the walk to one folder of the vault (the watcher rescans a folder that
+        appeared or was renamed); an ignored, missing or unsafe folder yields nothing.
+        """
+        top = self.root
+        if under:
+            top = self.root / under
+            resolved = top.resolve()
+            if self.ignore.ignores_dir(under) or self.root not in resolved.parents:
+                return
+        for dirpath, dirnames, filenames in os.walk(top, onerror=lambda _e: None):
             rel_dir = Path(dirpath).relative_to(self.root).as_posix()
             rel_dir = "" if rel_dir == "." else rel_dir
             dirnames[:] = sorted(
@@ -220,6 +234,9 @@ class VaultStore:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
+            if self.journal is not None:
+                # Before the rename: the watcher's event for `target` must find the entry.
+                self.journal.record(rel, new_hash)
             temp.replace(target)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):

@@ -49,7 +49,9 @@ def test_no_server_errors(api_schema: schemathesis.BaseSchema, fuzz_bridge: Brid
         def fuzz(case: schemathesis.Case) -> None:
             response = case.call(headers=HEADERS)
             where = f"{case.method} {case.formatted_path}"
-            assert response.status_code < 500, f"{where}: {response.text}"
+            # 503 `no_llm` is the documented answer of /v1/curate on a bridge without an LLM.
+            expected_503 = response.status_code == 503 and "no_llm" in response.text
+            assert response.status_code < 500 or expected_503, f"{where}: {response.text}"
             if response.status_code >= 400:
                 assert set(response.json()) == {"error"}, f"{where}: {response.text}"
 

@@ -44,14 +44,14 @@ def test_an_appended_migration_runs_once_on_an_existing_database(
     StateDB.open(tmp_path).close()
     calls: list[int] = []
 
-    def add_reviews(conn: sqlite3.Connection) -> None:
+    def add_table(conn: sqlite3.Connection) -> None:
         calls.append(1)
-        conn.execute("CREATE TABLE reviews (id INTEGER PRIMARY KEY)")
+        conn.execute("CREATE TABLE future_feature (id INTEGER PRIMARY KEY)")
 
-    monkeypatch.setattr(state_db, "MIGRATIONS", [*MIGRATIONS, add_reviews])
+    monkeypatch.setattr(state_db, "MIGRATIONS", [*MIGRATIONS, add_table])
     with StateDB.open(tmp_path) as db:
         assert db.schema_version == len(MIGRATIONS) + 1
-        assert "reviews" in tables(db)
+        assert "future_feature" in tables(db)
     StateDB.open(tmp_path).close()
     assert calls == [1]
 

@@ -1,0 +1,178 @@
+"""Write routes: curation (direct operations, LLM, prompt), tasks and the review queue."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, field_validator
+
+from bridge.api.context import ApiContext, get_context
+from bridge.api.errors import ApiError
+from bridge.api.tasks import TaskRunner
+from bridge.core.operations import parse_operations
+from bridge.curate.executor import agent_author
+from bridge.curate.results import BatchResult
+from bridge.curate.reviews import ReviewError
+from bridge.llm.context import build_context
+from bridge.llm.prompts import curation_prompt
+from bridge.state.reviews import OPEN_STATES, Review, ReviewState
+
+router = APIRouter(prefix="/v1")
+Ctx = Annotated[ApiContext, Depends(get_context)]
+ReviewId = Annotated[int, PathParam(ge=1, le=2**62, description="The review's number")]
+ALL_STATES: tuple[ReviewState, ...] = ("pending", "conflict", "applied", "approved", "rejected")
+NO_LLM = (
+    "no LLM is configured on this bridge: set VAULT_BRIDGE_LLM_MODEL (any litellm model, local "
+    "Ollama included), or write the operations yourself (POST /v1/curate/prompt gives the "
+    "prompt and schema) and send them to POST /v1/curate/operations"
+)
+
+
+class _Authored(BaseModel):
+    author: str = Field("agent:api", min_length=1, max_length=100, description="agent:<name>")
+
+    @field_validator("author")
+    @classmethod
+    def _agent(cls, value: str) -> str:
+        return agent_author(value)  # "agent name `x y` must be one word" becomes a 422
+
+
+class OperationsRequest(_Authored):
+    operations: list[dict[str, Any]] = Field(
+        max_length=1000, description="Operations (docs/curation.md): type, path, content fields"
+    )
+
+
+class ContentRequest(_Authored):
+    content: str = Field(min_length=1, max_length=2_000_000)
+
+
+class RejectRequest(BaseModel):
+    reason: str = Field("", max_length=2000)
+
+
+def review_json(review: Review) -> dict[str, Any]:
+    """A review as the API shows it: the stored record plus the operation's reason and impact."""
+    data = review.to_dict()
+    op = review.operation
+    return {
+        **data,
+        "reason": op.get("reason"),
+        "impact": op.get("impact"),
+        "policy": review.why,
+    }
+
+
+def _publish_batch(ctx: ApiContext, batch: BatchResult) -> None:
+    for result in batch.results:
+        if result.review_id is not None:
+            kind = "review.added" if result.status == "pending_review" else "review.changed"
+            ctx.bus.publish(kind, id=result.review_id, state=result.status, path=result.path)
+
+
+@router.post("/curate/operations", tags=["curation"])
+def curate_operations(body: OperationsRequest, ctx: Ctx) -> dict[str, Any]:
+    """Apply operations written by the caller's own model; each says what happened to it."""
+    batch = ctx.bridge.executor.apply(parse_operations(body.operations), body.author)
+    _publish_batch(ctx, batch)
+    return batch.to_dict()
+
+
+def _tasks(ctx: ApiContext) -> TaskRunner:
+    runner = ctx.services.get("tasks")
+    if runner is None:
+        runner = ctx.services.setdefault("tasks", TaskRunner())
+    assert isinstance(runner, TaskRunner)
+    return runner
+
+
+@router.post("/curate", status_code=202, tags=["curation"])
+def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
+    """Let the bridge's LLM turn raw content into operations; poll `/v1/tasks/{id}`."""
+    curator = ctx.bridge.curator
+    if curator is None:
+        raise ApiError(503, "no_llm", NO_LLM)
+
+    def work() -> dict[str, Any]:
+        outcome = curator.curate(body.content, body.author)
+        _publish_batch(ctx, outcome.batch)
+        return outcome.to_dict()
+
+    task = _tasks(ctx).start("curate", work)
+    return JSONResponse({"task_id": task.id, "state": task.state}, status_code=202)
+
+
+@router.get("/tasks/{task_id}", tags=["curation"])
+def task(task_id: Annotated[str, PathParam(max_length=64)], ctx: Ctx) -> dict[str, Any]:
+    """A background task's state and, when done, its result."""
+    found = _tasks(ctx).get(task_id)
+    if found is None:
+        raise ApiError(404, "not_found", f"there is no task {task_id}")
+    return found.to_dict()
+
+
+@router.post("/curate/prompt", tags=["curation"])
+def curate_prompt(body: ContentRequest, ctx: Ctx) -> dict[str, Any]:
+    """The curation prompt, the operations schema and the related entries, for your own model."""
+    bridge = ctx.bridge
+    context = build_context(bridge.engine, bridge.store, body.content)
+    made = curation_prompt(body.content, context)
+    return {"prompt": made.text(), "system": made.system, "user": made.user, "schema": made.schema}
+
+
+StateFilter = Literal["open", "all", "pending", "conflict", "applied", "approved", "rejected"]
+
+
+@router.get("/reviews", tags=["reviews"])
+def reviews(
+    ctx: Ctx,
+    state: Annotated[StateFilter, Query(description="open = pending, conflict, applied")] = "open",
+) -> list[dict[str, Any]]:
+    """Reviews, newest first."""
+    states: tuple[ReviewState, ...]
+    if state == "open":
+        states = tuple(OPEN_STATES)
+    elif state == "all":
+        states = ALL_STATES
+    else:
+        states = (state,)
+    return [review_json(r) for r in ctx.bridge.reviews.list(states)]
+
+
+def _review_call(ctx: ApiContext, action: str, review_id: int, reason: str = "") -> dict[str, Any]:
+    service = ctx.bridge.reviews
+    try:
+        if action == "get":
+            return review_json(service.get(review_id))
+        decision = (
+            service.approve(review_id) if action == "approve" else service.reject(review_id, reason)
+        )
+    except ReviewError as exc:
+        status = {"not_found": 404, "conflict": 409}.get(exc.code, 400)
+        raise ApiError(status, exc.code, str(exc)) from exc
+    review = decision.review
+    ctx.bus.publish("review.changed", id=review.id, state=review.state, path=review.path)
+    if review.state == "conflict":
+        raise ApiError(409, "conflict", decision.message)
+    return {**review_json(review), "message": decision.message}
+
+
+@router.get("/reviews/{review_id}", tags=["reviews"])
+def review(review_id: ReviewId, ctx: Ctx) -> dict[str, Any]:
+    """One review with its unified diff and operation."""
+    return _review_call(ctx, "get", review_id)
+
+
+@router.post("/reviews/{review_id}/approve", tags=["reviews"])
+def approve(review_id: ReviewId, ctx: Ctx) -> dict[str, Any]:
+    """Apply the reviewed operation if the note is still as the diff shows (else 409)."""
+    return _review_call(ctx, "approve", review_id)
+
+
+@router.post("/reviews/{review_id}/reject", tags=["reviews"])
+def reject(review_id: ReviewId, ctx: Ctx, body: RejectRequest | None = None) -> dict[str, Any]:
+    """Discard the operation (restore the note if it was applied) and record why."""
+    return _review_call(ctx, "reject", review_id, body.reason if body else "")

@@ -1,0 +1,306 @@
+"""Commands that write knowledge: `curate` and the `review` queue.
+
+Exit codes: 0 done; 1 done, but some operation failed or a review is in conflict (nothing was
+overwritten); 2 bad usage, no LLM configured for `curate TEXT`, or an unknown/decided review.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, get_args
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from bridge.cli.app import (
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    JsonOpt,
+    StateDirOpt,
+    VaultOpt,
+    app,
+    console,
+    fail,
+    print_json,
+    settings_for,
+)
+from bridge.cli.query_commands import opened
+from bridge.core.operations import parse_operations_json
+from bridge.curate.executor import agent_author
+from bridge.curate.results import BatchResult
+from bridge.curate.reviews import (
+    Decision,
+    RestoreConflictError,
+    ReviewError,
+    ReviewNotFoundError,
+    ReviewStateError,
+)
+from bridge.llm.context import build_context
+from bridge.llm.prompts import curation_prompt
+from bridge.runtime import Bridge
+from bridge.state.reviews import OPEN_STATES, REVIEW_STATES, Review, ReviewState
+
+NO_LLM = (
+    "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
+    "VAULT_BRIDGE_LLM_MODEL to a litellm model (e.g. `ollama/llama3.1`, "
+    "`anthropic/claude-sonnet-4-5` with its API key in the usual variable), or let your own "
+    "model write them: `vault-bridge curate --prompt TEXT` prints the prompt and the JSON "
+    "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
+)
+
+AgentOpt = Annotated[
+    str, typer.Option("--agent", help="Name of the curating agent; notes get author agent:NAME.")
+]
+
+
+def _read_content(text: str | None, file: Path | None) -> str:
+    if text is not None and file is not None:
+        raise fail("give the content as TEXT or --file, not both")
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise fail(f"cannot read {file}: {exc}") from exc
+    if text is not None:
+        return sys.stdin.read() if text == "-" else text
+    if not sys.stdin.isatty():
+        return sys.stdin.read()
+    raise fail("give the content as TEXT, --file FILE or on standard input")
+
+
+def _read_operations(source: Path) -> str:
+    if str(source) == "-":
+        return sys.stdin.read()
+    try:
+        return source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"cannot read {source}: {exc}") from exc
+
+
+def _print_batch(batch: BatchResult) -> None:
+    table = Table(show_lines=False)
+    for column in ("#", "operation", "status", "message"):
+        table.add_column(column)
+    colour = {"applied": "green", "pending_review": "yellow", "failed": "red"}
+    for r in batch.results:
+        status = f"[{colour[r.status]}]{r.status}[/]"
+        table.add_row(str(r.index), escape(f"{r.type} {r.path}"), status, escape(r.message))
+    if batch.results:
+        console.print(table)
+    counts = batch.counts
+    console.print(
+        f"{counts['applied']} applied, {counts['pending_review']} waiting for review, "
+        f"{counts['failed']} failed."
+    )
+    if batch.git:
+        console.print(f"[yellow]git:[/] {escape(batch.git)}")
+
+
+@app.command()
+def curate(
+    text: Annotated[str | None, typer.Argument(help="Content to curate; `-` reads stdin.")] = None,
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the content.")] = None,
+    operations: Annotated[
+        Path | None,
+        typer.Option("--operations", help="Apply operations from this JSON file (`-`: stdin)."),
+    ] = None,
+    prompt: Annotated[
+        bool, typer.Option("--prompt", help="Print the curation prompt and schema; write nothing.")
+    ] = False,
+    agent: AgentOpt = "cli",
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Turn content into entries (with the bridge's LLM), or apply operations directly."""
+    try:
+        author = agent_author(agent)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    settings = settings_for(vault, state_dir)
+    if operations is not None:
+        if text is not None or file is not None or prompt:
+            raise fail("--operations applies a ready batch; give no TEXT, --file or --prompt")
+        try:
+            parsed = parse_operations_json(_read_operations(operations))
+        except ValueError as exc:
+            raise fail(f"{operations}: {exc}") from exc
+        with opened(settings, not json_out) as bridge:
+            batch = bridge.executor.apply(parsed, author)
+        _finish(batch, None, json_out)
+        return
+    content = _read_content(text, file)
+    if not content.strip():
+        raise fail("the content is empty")
+    if prompt:
+        with opened(settings, not json_out) as bridge:
+            made = curation_prompt(content, build_context(bridge.engine, bridge.store, content))
+        if json_out:
+            print_json({"system": made.system, "user": made.user, "schema": made.schema})
+        else:
+            sys.stdout.write(made.text())
+        return
+    if settings.llm_model is None:
+        raise fail(NO_LLM)
+    with opened(settings, not json_out) as bridge:
+        curator = bridge.curator
+        assert curator is not None
+        outcome = curator.curate(content, author)
+    _finish(
+        outcome.batch, outcome.error, json_out, {"rounds": outcome.rounds, "error": outcome.error}
+    )
+
+
+def _finish(
+    batch: BatchResult, error: str | None, json_out: bool, extra: dict[str, object] | None = None
+) -> None:
+    if json_out:
+        print_json({**batch.to_dict(), **(extra or {})})
+    else:
+        _print_batch(batch)
+        if error:
+            console.print(f"[red]error:[/] {escape(error)}")
+    if error or batch.failed:
+        raise typer.Exit(EXIT_PROBLEMS)
+
+
+# -- review -------------------------------------------------------------------------------------
+
+review_app = typer.Typer(
+    help="The review queue: agents' changes that wait for a human, and applied ones to undo.",
+    no_args_is_help=True,
+)
+app.add_typer(review_app, name="review")
+
+
+@contextmanager
+def _bridge(vault: Path | None, state_dir: Path | None, quiet: bool) -> Iterator[Bridge]:
+    with opened(settings_for(vault, state_dir), not quiet) as bridge:
+        yield bridge
+
+
+@review_app.command("list")
+def review_list(
+    state: Annotated[
+        str | None,
+        typer.Option("--state", help="pending, conflict, applied, approved, rejected or all."),
+    ] = None,
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Reviews waiting for a decision (default: pending, conflict and applied)."""
+    states: tuple[ReviewState, ...] = OPEN_STATES
+    if state == "all":
+        states = REVIEW_STATES
+    elif state is not None:
+        if state not in get_args(ReviewState):
+            raise fail(f"unknown state `{state}`; use {', '.join(REVIEW_STATES)} or all")
+        states = (state,)  # type: ignore[assignment]
+    with _bridge(vault, state_dir, True) as bridge:
+        reviews = bridge.reviews.list(states)
+    if json_out:
+        print_json([r.summary() for r in reviews])
+        return
+    if not reviews:
+        console.print("No reviews.")
+        return
+    table = Table()
+    for column in ("id", "state", "operation", "author", "why"):
+        table.add_column(column)
+    for r in reviews:
+        table.add_row(str(r.id), r.state, escape(f"{r.type} {r.path}"), r.author, escape(r.why))
+    console.print(table)
+
+
+def _get(bridge: Bridge, review_id: int) -> Review:
+    try:
+        return bridge.reviews.get(review_id)
+    except ReviewNotFoundError as exc:
+        raise fail(str(exc)) from exc
+
+
+@review_app.command("show")
+def review_show(
+    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """One review: the operation, why it waits, and its diff."""
+    with _bridge(vault, state_dir, True) as bridge:
+        review = _get(bridge, review_id)
+    if json_out:
+        print_json(review.to_dict())
+        return
+    console.print(
+        f"[bold]review {review.id}[/] · {review.state} · {escape(review.type)} "
+        f"{escape(review.path)} · by {escape(review.author)}",
+        highlight=False,
+    )
+    console.print(f"why: {escape(review.why)}", highlight=False)
+    if review.note:
+        console.print(f"note: {escape(review.note)}", highlight=False)
+    reason = review.operation.get("reason")
+    if reason:
+        console.print(f"agent's reason: {escape(str(reason))}", highlight=False)
+    sys.stdout.write("\n" + (review.diff or "(no diff)\n"))
+
+
+def _decision(decision: Decision, json_out: bool) -> None:
+    review = decision.review
+    if json_out:
+        print_json(
+            {
+                "id": review.id,
+                "state": review.state,
+                "message": decision.message,
+                "git": decision.git,
+                "review": review.to_dict(),
+            }
+        )
+    else:
+        console.print(escape(decision.message), highlight=False)
+        if review.state == "conflict":
+            sys.stdout.write(review.diff)
+    if review.state == "conflict":
+        raise typer.Exit(EXIT_PROBLEMS)
+
+
+@review_app.command("approve")
+def review_approve(
+    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Apply the reviewed change if the note is as the diff shows it; else mark a conflict."""
+    with _bridge(vault, state_dir, json_out) as bridge:
+        try:
+            decision = bridge.reviews.approve(review_id)
+        except (ReviewNotFoundError, ReviewStateError) as exc:
+            raise fail(str(exc)) from exc
+    _decision(decision, json_out)
+
+
+@review_app.command("reject")
+def review_reject(
+    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why (kept with the review).")],
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Discard a waiting change, or undo an applied one (restoring the note's old bytes)."""
+    with _bridge(vault, state_dir, json_out) as bridge:
+        try:
+            decision = bridge.reviews.reject(review_id, reason)
+        except RestoreConflictError as exc:
+            raise fail(str(exc), EXIT_PROBLEMS) from exc
+        except ReviewError as exc:
+            raise fail(str(exc), EXIT_USAGE) from exc
+    _decision(decision, json_out)

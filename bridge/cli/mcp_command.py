@@ -1,0 +1,35 @@
+"""`vault-bridge mcp`: serve the memory to MCP clients over stdio."""
+
+from __future__ import annotations
+
+import contextlib
+
+from bridge.cli.app import StateDirOpt, VaultOpt, app, fail, settings_for
+from bridge.index.search_index import IndexBusyError
+from bridge.mcp.backend import LocalBackend, MemoryBackend, connect
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
+from bridge.vault.store import VaultError
+
+
+def _local(settings: Settings) -> MemoryBackend:
+    bridge = open_bridge(settings)
+    with contextlib.suppress(IndexBusyError):  # another writer appeared: read the index as is
+        bridge.sync()
+    return LocalBackend(bridge)
+
+
+@app.command()
+def mcp(vault: VaultOpt = None, state_dir: StateDirOpt = None) -> None:
+    """Serve the memory as MCP tools over stdio (for Claude Code, Cursor...)."""
+    from bridge.mcp.server import build_server
+
+    settings = settings_for(vault, state_dir)
+    try:
+        backend = connect(settings, _local)
+    except VaultError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        build_server(backend).run("stdio")
+    finally:
+        backend.close()

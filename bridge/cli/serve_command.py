@@ -1,0 +1,111 @@
+"""`vault-bridge serve`: the long-running bridge (watcher, decay schedule, writer, HTTP API)."""
+
+from __future__ import annotations
+
+import signal
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from bridge.api.app import create_app
+from bridge.api.security import LOOPBACK_HOSTS, load_or_create_token
+from bridge.api.server import BackgroundServer, discovery_file
+from bridge.api.tasks import TaskRunner
+from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
+from bridge.events import EventBus
+from bridge.index.search_index import IndexBusyError
+from bridge.lifecycle.scheduler import DecayScheduler
+from bridge.runtime import Bridge, open_bridge
+from bridge.state.db import StateDBError
+from bridge.vault.store import VaultError
+from bridge.watch import LiveVault, WatchError
+
+HostOpt = Annotated[str | None, typer.Option("--host", help="Listen address [127.0.0.1]")]
+PortOpt = Annotated[int | None, typer.Option("--port", min=0, max=65535, help="Port [27182]")]
+
+
+@app.command()
+def serve(
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    host: HostOpt = None,
+    port: PortOpt = None,
+) -> None:
+    """Run the bridge in the foreground: live index, daily decay, HTTP API (Ctrl-C stops)."""
+    settings = settings_for(vault, state_dir, host=host, port=port)
+    try:
+        bridge = open_bridge(settings)
+    except (StateDBError, IndexBusyError, VaultError) as exc:
+        raise fail(str(exc)) from exc
+    if settings.host not in LOOPBACK_HOSTS and not settings.host.startswith("127."):
+        err_console.print(
+            f"[yellow]warning:[/] listening on {settings.host}: requests must still name a "
+            "loopback Host, so this only helps behind a local proxy"
+        )
+    signals = {signal.SIGINT, signal.SIGTERM}
+    # Blocked before any thread starts, so every thread inherits the mask and the signals
+    # reach only `sigwait` below: a Ctrl-C during start-up stops cleanly once start-up is done.
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    bus = EventBus()
+    live = LiveVault(bridge)
+    scheduler = DecayScheduler(
+        lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
+    )
+    tasks = TaskRunner()
+    server: BackgroundServer | None = None
+    try:
+        try:
+            report = live.start()
+        except (WatchError, IndexBusyError) as exc:
+            raise fail(str(exc)) from exc
+        changed = {k: v for k, v in report.summary().items() if v and k != "unchanged"}
+        if changed:
+            console.print(
+                "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
+            )
+        scheduler.start()
+        token = load_or_create_token(settings.state_path)
+        api = create_app(bridge, token, bus, watching=True)
+        api.state.ctx.services["tasks"] = tasks
+        server = BackgroundServer(api, settings.host, settings.port)
+        try:
+            url = server.start()
+        except (RuntimeError, TimeoutError) as exc:
+            raise fail(
+                f"could not listen on {settings.host}:{settings.port} ({exc}); is another bridge "
+                "running? Set --port or VAULT_BRIDGE_PORT"
+            ) from exc
+        bound_port = int(url.rsplit(":", 1)[1])
+        with discovery_file(settings.state_path, settings.host, bound_port):
+            console.print(
+                f"Vault Bridge serving {settings.vault_path}\n"
+                f"  API     {url}/v1  (docs: {url}/docs)\n"
+                f"  token   {settings.state_path / 'token'}\n"
+                f"  notes   {bridge.index.note_count()} indexed, watching for changes\n"
+                "Ctrl-C to stop.",
+                highlight=False,
+            )
+            signal.sigwait(signals)
+            console.print("Stopping...")
+    finally:
+        if server is not None:
+            server.stop()  # no new requests; curation in flight finishes below
+        tasks.wait()
+        scheduler.stop()
+        live.stop()
+        bridge.close()
+        while signal.sigpending() & signals:  # a second Ctrl-C while stopping: already done
+            signal.sigwait(signals)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    console.print("Stopped.")
+
+
+def _scheduled_decay(bridge: Bridge) -> None:
+    """The daily decay run inside `serve`, under the writer's lock, re-indexing what it wrote."""
+    report = bridge.decay(datetime.now(UTC))
+    console.print(
+        f"decay: {report.notes_seen} notes, {len(report.transitions)} status changes, "
+        f"{len(report.stale)} stale candidates",
+        highlight=False,
+    )

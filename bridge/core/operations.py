@@ -1,0 +1,308 @@
+"""Curation operations: what an agent (or the bridge's LLM) asks the executor to do.
+
+These models are the boundary with agents and models, so their errors are written for a model
+to act on: a path that leaves the vault names the path and the rule, an unknown field is named
+with the fields that exist. Pure: no files, no clock. The executor decides what an operation
+does to the vault (DESIGN section 6).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bridge.core.paths import NOTE_SUFFIX, link_target, normalise_note_path
+from bridge.core.relations import parse_wikilink
+
+OpType = Literal["ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"]
+OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE")
+CONTENT_FIELDS = ("title", "summary", "tags", "relations", "raw_concept", "narrative", "snippets")
+INDEX_NAME = "_index.md"
+MIN_FOLDERS, MAX_FOLDERS = 2, 3
+
+
+def _clean_target(text: str) -> tuple[str, str | None]:
+    """A relation target in any agent spelling -> (wikilink inner text, reason or None)."""
+    raw = text.strip()
+    reason: str | None = None
+    if raw.startswith("[["):
+        inner, _, rest = raw[2:].partition("]]")
+        reason = rest.strip().lstrip("-–—:").strip() or None
+    else:
+        inner, sep, rest = raw.partition(" - ")
+        if sep:
+            reason = rest.strip() or None
+        inner = inner.strip()
+        if inner.startswith("@"):
+            inner = inner[1:]
+        if inner.lower().endswith(NOTE_SUFFIX):
+            inner = link_target(inner)
+    link = parse_wikilink(inner)
+    if not link.target or any(c in inner for c in "[]\n"):
+        raise ValueError(f"`{text}` is not a relation; write it as @domain/topic/entry.md")
+    return inner.strip(), reason
+
+
+class RelationSpec(BaseModel):
+    """A related entry: `target` as `@domain/topic/entry.md` (or `[[...]]`), and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: str = Field(description="@domain/topic/entry.md of the related entry")
+    reason: str | None = Field(None, description="Why the two entries relate, one line")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        # Agents (and ByteRover) often write a relation as one string: `@a/b.md - reason`.
+        if isinstance(value, str):
+            return {"target": value}
+        return value
+
+    @model_validator(mode="after")
+    def _normalise(self) -> RelationSpec:
+        inner, reason = _clean_target(self.target)
+        object.__setattr__(self, "target", inner)
+        if self.reason is None and reason is not None:
+            object.__setattr__(self, "reason", reason)
+        if self.reason is not None:
+            object.__setattr__(self, "reason", " ".join(self.reason.split()) or None)
+        return self
+
+    def wikilink(self) -> str:
+        """The link as the vault stores it: `[[a/b/c]]` (heading, block, alias kept)."""
+        return parse_wikilink(self.target).render()
+
+
+class RawConceptSpec(BaseModel):
+    """Provenance lines of the Raw Concept section; empty fields are left as they are."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field("", description="What the agent was doing")
+    changes: str = Field("", description="What changed")
+    source: str = Field("", description="Where the knowledge comes from (files, conversation)")
+    author: str = Field("", description="Who wrote it; default: the curating agent and time")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        return " ".join(value.split())
+
+
+class SnippetSpec(BaseModel):
+    """A code block of the Snippets section."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    language: str = Field("", description="Fence language, e.g. `ts`")
+    code: str
+
+    @field_validator("language", mode="after")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        value = value.strip()
+        if any(c.isspace() or c == "`" for c in value):
+            raise ValueError(f"snippet language `{value}` must be one word such as `python`")
+        return value
+
+
+class Operation(BaseModel):
+    """One change to the context tree. Content fields left out (null) are not touched."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: OpType = Field(description="ADD | UPDATE | UPSERT | MERGE | DELETE")
+    path: str = Field(description="domain/topic[/subtopic]/entry.md inside the vault")
+    title: str | None = None
+    summary: str | None = None
+    tags: list[str] | None = None
+    relations: list[RelationSpec] | None = None
+    raw_concept: RawConceptSpec | None = None
+    narrative: str | None = Field(None, description="Free Markdown; replaces the Narrative")
+    snippets: list[SnippetSpec] | None = None
+    reason: str = Field("", description="Why this operation, one line (shown to reviewers)")
+    confidence: Literal["high", "low"] = "high"
+    impact: Literal["high", "low"] = "low"
+    merge_from: list[str] = Field(
+        default_factory=list, description="MERGE: entries folded into `path` and removed"
+    )
+    base_hash: str | None = Field(
+        None, description="Content hash of the note as the author last saw it"
+    )
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _type(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("confidence", "impact", mode="before")
+    @classmethod
+    def _level(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("path", mode="after")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        return normalise_note_path(value)
+
+    @field_validator("merge_from", mode="after")
+    @classmethod
+    def _sources(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalise_note_path(v) for v in value))
+
+    @field_validator("title", "summary", mode="after")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        cleaned = " ".join(value.split())
+        if not cleaned:
+            raise ValueError("must not be empty; leave the field out to keep the current value")
+        return cleaned
+
+    @field_validator("tags", mode="after")
+    @classmethod
+    def _tags(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        tags = [t.strip().lstrip("#").strip() for t in value]
+        bad = [t for t in tags if not t or any(c.isspace() or c in ",[]" for c in t)]
+        if bad:
+            raise ValueError(f"tags must be single words without `#`, got {bad}")
+        return list(dict.fromkeys(tags))
+
+    @field_validator("base_hash", mode="after")
+    @classmethod
+    def _hash(cls, value: str | None) -> str | None:
+        return value.strip().lower() if value else None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Operation:
+        if self.type == "MERGE":
+            if not self.merge_from:
+                raise ValueError("MERGE needs `merge_from`: the entries to fold into `path`")
+            if self.path in self.merge_from:
+                raise ValueError(f"MERGE: `{self.path}` cannot be merged into itself")
+        elif self.merge_from:
+            raise ValueError(f"`merge_from` is only for MERGE, not {self.type}")
+        if self.type == "DELETE":
+            given = [f for f in CONTENT_FIELDS if getattr(self, f) is not None]
+            if given:
+                raise ValueError(f"DELETE takes no content, but {', '.join(given)} given")
+        if self.type in ("UPDATE", "UPSERT") and not any(
+            getattr(self, f) is not None for f in CONTENT_FIELDS
+        ):
+            raise ValueError(
+                f"{self.type} changes nothing: give at least one of the content fields"
+            )
+        return self
+
+    def label(self) -> str:
+        """`ADD a/b/c.md` (with the merged entries for MERGE), for messages and commits."""
+        text = f"{self.type} {self.path}"
+        if self.merge_from:
+            text += " <- " + ", ".join(self.merge_from)
+        return text
+
+
+def check_new_entry_path(path: str) -> None:
+    """Refuse a new entry outside the `domain/topic[/subtopic]/entry.md` hierarchy.
+
+    Existing notes anywhere can be updated or deleted; only new ones must sit 2 or 3 folders deep
+    so the tree stays navigable (an `_index.md` overview may sit in any folder).
+    """
+    folders = path.count("/")
+    if path.rsplit("/", 1)[-1].lower() == INDEX_NAME and folders >= 1:
+        return
+    if not MIN_FOLDERS <= folders <= MAX_FOLDERS:
+        raise ValueError(
+            f"new entries go in `domain/topic/entry.md` or `domain/topic/subtopic/entry.md` "
+            f"(2 or 3 folders); `{path}` is in {folders}"
+        )
+
+
+@dataclass(frozen=True)
+class InvalidOperation:
+    """An operation that did not validate: where it was and why, in words a model can use."""
+
+    index: int
+    type: str
+    path: str
+    message: str
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"])
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            fields = ", ".join(Operation.model_fields)
+            message = f"unknown field; the fields are: {fields}"
+        elif item["type"] == "literal_error" and where == "type":
+            message = f"type must be one of {', '.join(OP_TYPES)}"
+        parts.append(f"`{where}`: {message}" if where else message)
+    return "; ".join(parts)
+
+
+def parse_operation(index: int, data: object) -> Operation | InvalidOperation:
+    """Validate one operation; an invalid one comes back as `InvalidOperation`, never raises."""
+    raw = data if isinstance(data, dict) else {}
+    op_type = str(raw.get("type", "")).upper()
+    path = str(raw.get("path", ""))
+    if not isinstance(data, dict):
+        return InvalidOperation(index, op_type, path, "an operation must be a JSON object")
+    try:
+        return Operation.model_validate(data)
+    except ValidationError as exc:
+        return InvalidOperation(index, op_type, path, _describe(exc))
+
+
+def parse_operations(data: object) -> list[Operation | InvalidOperation]:
+    """A batch from JSON data: a list of operations or `{"operations": [...]}`.
+
+    Raises `ValueError` only when the whole document has the wrong shape; each invalid
+    operation is returned in its place so the rest of the batch can still run.
+    """
+    items = data.get("operations") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError('operations must be a JSON list or an object {"operations": [...]}')
+    return [parse_operation(i, item) for i, item in enumerate(items)]
+
+
+def parse_operations_json(text: str) -> list[Operation | InvalidOperation]:
+    """`parse_operations` on JSON text; `ValueError` says where the JSON is broken."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
+    return parse_operations(data)
+
+
+def operation_schema() -> dict[str, Any]:
+    """The JSON schema of a batch, `{"operations": [Operation...]}`, for prompts and docs."""
+    item = Operation.model_json_schema()
+    defs = item.pop("$defs", {})
+    # `$ref`s point at `#/$defs/...`, so the definitions must sit at the root of the document.
+    return {
+        "type": "object",
+        "properties": {"operations": {"type": "array", "items": item}},
+        "required": ["operations"],
+        "$defs": defs,
+    }
+
+
+def split_valid(
+    parsed: Sequence[Operation | InvalidOperation],
+) -> tuple[list[tuple[int, Operation]], list[InvalidOperation]]:
+    """Valid operations with their batch positions, and the invalid ones."""
+    valid = [(i, op) for i, op in enumerate(parsed) if isinstance(op, Operation)]
+    invalid = [op for op in parsed if isinstance(op, InvalidOperation)]
+    return valid, invalid

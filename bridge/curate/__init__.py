@@ -1,0 +1,1 @@
+"""Curation: the single writer for agents' operations, and the review queue."""

@@ -1,0 +1,273 @@
+"""The curation executor: the one sequential writer for agents' operations (DESIGN section 6).
+
+Each operation is planned against the files as they are, judged by the review policy, and then
+applied, queued for review, or refused with a reason. Applied writes go through the vault store
+(atomic, and seen by the watcher's journal), then the index and the lifecycle learn about them
+and the bytes written are logged as the agent's, which is how a later human edit is recognised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bridge.core.entry import parse_note
+from bridge.core.maturity import Maturity, StatusMapping
+from bridge.core.operations import InvalidOperation, Operation
+from bridge.core.review_policy import Facts, ReviewPolicy, decide
+from bridge.curate import git
+from bridge.curate.lock import WriterLock
+from bridge.curate.plan import FileChange, Plan, PlanError, Planner
+from bridge.curate.results import BatchResult, OpResult, unified_diff
+from bridge.curate.trash import move_to_trash
+from bridge.index.search_index import IndexBusyError, SearchIndex
+from bridge.index.sync import index_file
+from bridge.state.db import StateDB
+from bridge.state.lifecycle_store import LifecycleStore
+from bridge.state.provenance import AgentWrites
+from bridge.state.reviews import ReviewStore, Snapshot
+from bridge.vault.store import NoteError, VaultStore, content_hash
+
+log = logging.getLogger(__name__)
+HUMAN = "human"
+
+
+def agent_author(name: str) -> str:
+    """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names."""
+    cleaned = name.strip()
+    if cleaned.startswith("agent:"):
+        cleaned = cleaned[len("agent:") :].strip()
+    if not cleaned or any(c.isspace() for c in cleaned) or cleaned == HUMAN:
+        raise ValueError(f"agent name `{name}` must be one word, e.g. `claude-code`")
+    return f"agent:{cleaned}"
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def plan_diff(plan: Plan) -> str:
+    """The unified diff a reviewer sees for a plan."""
+    return unified_diff((c.path, c.before, c.after) for c in plan.changes)
+
+
+@dataclass
+class Applied:
+    """What executing plans touched, so the index, git and lifecycle can follow once."""
+
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+
+class CurationExecutor:
+    """Applies operations for agents and the decisions of reviewers, one at a time."""
+
+    def __init__(
+        self,
+        store: VaultStore,
+        index: SearchIndex,
+        lifecycle: LifecycleStore,
+        db: StateDB,
+        policy: ReviewPolicy | None = None,
+        *,
+        status_mapping: StatusMapping | None = None,
+        git_commit: bool = False,
+        lock_path: Path | None = None,
+        clock: Callable[[], dt.datetime] = _utcnow,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.lifecycle = lifecycle
+        self.policy = policy or ReviewPolicy()
+        self.writes = AgentWrites(db)
+        self.reviews = ReviewStore(db)
+        self.mapping = status_mapping or StatusMapping()
+        self.git_commit = git_commit
+        self.clock = clock
+        self.lock = WriterLock(lock_path)
+
+    # -- the batch ---------------------------------------------------------------------------
+
+    def planner(self, author: str, now: dt.datetime) -> Planner:
+        """A planner over the vault as it is now."""
+        return Planner(self.store, author, now, self.mapping.status_for(Maturity.DRAFT))
+
+    def apply(self, operations: Sequence[Operation | InvalidOperation], author: str) -> BatchResult:
+        """Run a batch in order for `author` (an agent name or `agent:<name>`).
+
+        Never raises for a bad operation: each gets `applied`, `pending_review` or `failed`.
+        """
+        author = agent_author(author)
+        with self.lock:
+            now = self.clock()
+            done = Applied()
+            results = []
+            planner = self.planner(author, now)
+            for position, op in enumerate(operations):
+                result = self._one(position, op, author, now, planner, done)
+                if result.status == "applied":
+                    planner = self.planner(author, now)  # the file set may have changed
+                results.append(result)
+            git_error = self.finish(done, author)
+        return BatchResult(tuple(results), git_error)
+
+    def _one(
+        self,
+        position: int,
+        op: Operation | InvalidOperation,
+        author: str,
+        now: dt.datetime,
+        planner: Planner,
+        done: Applied,
+    ) -> OpResult:
+        if isinstance(op, InvalidOperation):
+            return OpResult(position, op.type, op.path, "failed", op.message)
+        try:
+            plan = planner.plan(op)
+        except PlanError as exc:
+            return OpResult(position, op.type, op.path, "failed", str(exc), None, exc.existing)
+        if all(c.before == c.after for c in plan.changes):
+            return OpResult(position, op.type, op.path, "applied", "no change: already so")
+        decision, why = decide(self.policy, self.facts(plan))
+        notes = "".join(f"; note: {n}" for n in plan.notes)
+        if decision == "review":
+            review = self.reviews.add(
+                state="pending",
+                operation=op.model_dump(mode="json"),
+                author=author,
+                bases=plan.bases,
+                diff=plan_diff(plan),
+                why=why,
+                now=now,
+            )
+            message = f"waiting for review {review.id}: {why}{notes}"
+            return OpResult(position, op.type, op.path, "pending_review", message, review.id)
+        try:
+            snapshots = self.execute(plan, author, now, done)
+        except (OSError, NoteError) as exc:
+            return OpResult(position, op.type, op.path, "failed", f"write failed: {exc}")
+        review_id = None
+        if decision == "apply_listed":
+            review = self.reviews.add(
+                state="applied",
+                operation=op.model_dump(mode="json"),
+                author=author,
+                bases=plan.bases,
+                diff=plan_diff(plan),
+                why=why,
+                now=now,
+                snapshots=snapshots,
+            )
+            review_id = review.id
+            notes = f"; listed as review {review.id} (reject it to undo){notes}"
+        return OpResult(
+            position, op.type, op.path, "applied", f"{plan.type} done{notes}", review_id
+        )
+
+    def facts(self, plan: Plan) -> Facts:
+        """What the review policy needs to know about a plan."""
+        op = plan.op
+        current = plan.bases.get(op.path)
+        given = op.base_hash
+        # A prefix of at least 8 hex digits is accepted, as git accepts short commit ids.
+        stale = given is not None and (
+            current is None or len(given) < 8 or not current.startswith(given)
+        )
+        detail = ""
+        if stale:
+            now_is = f"its base_hash is now {current}" if current else "it no longer exists"
+            detail = (
+                f"base_hash {given} does not match `{op.path}` ({now_is}): the note changed "
+                "since the author read it"
+            )
+        human = any(
+            c.before is not None and self.writes.agent_of(c.path, c.before) is None
+            for c in plan.changes
+            if c.role in ("target", "source")
+        )
+        return Facts(plan.type, op.impact, human, stale, detail)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def execute(
+        self,
+        plan: Plan,
+        author: str,
+        now: dt.datetime,
+        done: Applied,
+        keep_human: bool = False,
+    ) -> list[Snapshot]:
+        """Write a plan's files (writes first, trash moves last); return undo snapshots.
+
+        `keep_human`: a human approved this change to human text; the note stays the human's,
+        so the next agent change to it waits for review again.
+        """
+        snapshots: list[Snapshot] = []
+        ordered = sorted(plan.changes, key=lambda c: c.after is None)
+        for change in ordered:
+            self._write(change, author, now, keep_human)
+            after = content_hash(change.after) if change.after is not None else None
+            snapshots.append(Snapshot(change.path, change.before, after))
+            (done.written if change.after is not None else done.removed).append(change.path)
+        done.labels.append(plan.op.label())
+        target = plan.op.path
+        if plan.type != "DELETE":
+            data = next(c.after for c in plan.changes if c.path == target)
+            status = parse_note(target, (data or b"").decode("utf-8", "replace")).entry.status
+            self.lifecycle.record_update(target, status, now, author)
+        return snapshots
+
+    def _write(
+        self, change: FileChange, author: str, now: dt.datetime, keep_human: bool = False
+    ) -> None:
+        if change.after is None:
+            moved = move_to_trash(self.store, change.path)
+            log.info("moved %s to %s", change.path, moved)
+            self.writes.forget(change.path)
+            self.lifecycle.forget(change.path)
+            return
+        writer: str | None = author
+        before = change.before
+        if change.role == "link" or (keep_human and before is not None):
+            # A link rewrite, or an approved edit of a human's note, leaves the note whose it was.
+            writer = self.writes.agent_of(change.path, before) if before is not None else None
+        self.store.write(change.path, change.after)
+        if writer is not None:
+            self.writes.record(change.path, change.after, writer, now)
+
+    def finish(self, done: Applied, author: str, message: str | None = None) -> str | None:
+        """After a batch: index what changed, commit the index, and commit to git if asked."""
+        if not done.written and not done.removed:
+            return None
+        try:
+            for path in done.removed:
+                if path not in done.written:
+                    self.index.remove(path)
+            for path in dict.fromkeys(done.written):
+                try:
+                    index_file(self.index, self.store.read(path))
+                except NoteError as exc:
+                    log.warning("not indexed after writing: %s", exc)
+            self.index.commit()
+        except IndexBusyError as exc:
+            # `serve` owns the index; its watcher indexes these files instead.
+            log.info("index busy, left to the running bridge: %s", exc)
+        if not self.git_commit or not git.is_repository(self.store.root):
+            return None
+        paths = list(dict.fromkeys([*done.written, *done.removed]))
+        text = message or git.batch_message(author, done.labels)
+        error = git.commit_batch(self.store.root, paths, text)
+        if error:
+            log.warning("%s", error)
+        return error
+
+    def current_hash(self, path: str) -> str | None:
+        """The note's content hash now; None when it is gone."""
+        try:
+            return self.store.read(path).hash
+        except NoteError:
+            return None

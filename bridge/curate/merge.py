@@ -1,0 +1,137 @@
+"""MERGE: the content of the merged entry, built from the target and the entries folded in.
+
+The target's own text wins (its relations, its lines); each source adds what the target lacks:
+relations to other entries, its narrative and snippets, and its Raw Concept `Source`, so the
+provenance of every merged entry is kept. A `Merged from` line records what was folded in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from bridge.core import frontmatter as fm
+from bridge.core.entry import Entry, Note, RawConcept, Relation, Snippet, render_entry
+from bridge.core.entry_edit import EntryPatch, RelationLine, patch_entry, relation_key
+from bridge.core.operations import Operation
+from bridge.core.paths import link_target
+from bridge.core.relations import WikiLink, parse_wikilink
+from bridge.vault.store import NoteFile
+
+if TYPE_CHECKING:
+    from bridge.curate.plan import Planner
+
+
+def merged_content(
+    planner: Planner,
+    op: Operation,
+    current: NoteFile | None,
+    target: Note | None,
+    sources: list[tuple[NoteFile, Note]],
+    gone: set[str],
+) -> bytes:
+    """The bytes of `op.path` after folding `sources` into it (a new entry if it is missing)."""
+    notes = [n for _, n in sources]
+    entries = [target.entry] if target else []
+    entries += [n.entry for n in notes]
+    relations = [RelationLine(r.target, r.reason) for r in op.relations or ()]
+    key = planner.key_for(op.path)
+    # The target's own relations win: a source only adds targets the entry lacks.
+    known = {key(r.target) for r in relations}
+    if target is not None:
+        known |= {key(link.target) for link in target.links if link.origin == "relations"}
+    for note in notes:
+        for link in note.links:
+            if link.origin != "relations":
+                continue
+            resolved = planner.resolver().resolve(link.target, note.path)
+            if resolved in gone or resolved == op.path:
+                continue
+            spelled = link_target(resolved) if resolved else link.target
+            inner = WikiLink(spelled, link.heading, link.block, link.alias).render()[2:-2]
+            if key(inner) not in known:
+                known.add(key(inner))
+                relations.append(RelationLine(inner, link.reason))
+    source_list = [e.raw_concept.source for e in entries if e.raw_concept.source]
+    raw = [
+        *planner.raw_lines(op),
+        ("Source", "; ".join(dict.fromkeys(source_list))),
+        ("Merged from", ", ".join(f"@{p}" for p in op.merge_from)),
+        ("Author", f"{planner.author}, {fm.format_scalar(planner.now)}"),
+    ]
+    raw_lines = tuple(dict((k, v) for k, v in raw if v).items())
+    narrative = op.narrative
+    if narrative is None:
+        parts = [target.entry.narrative] if target else []
+        parts += [_narrative_of(n) for n in notes]
+        kept: list[str] = []
+        for part in parts:
+            if part.strip() and not any(part.strip() in k for k in kept):
+                kept.append(part.strip())
+        narrative = "\n\n".join(kept)
+    snippets = [(s.language, s.code) for s in op.snippets or ()]
+    if op.snippets is None:
+        seen: set[str] = set()
+        for entry in entries:
+            for snippet in entry.snippets:
+                if snippet.code not in seen:
+                    seen.add(snippet.code)
+                    snippets.append((snippet.language, snippet.code))
+    tags = (
+        op.tags if op.tags is not None else list(dict.fromkeys(t for e in entries for t in e.tags))
+    )
+    if current is None or target is None:
+        first = notes[0].entry
+        entry = Entry(
+            title=op.title or first.title,
+            summary=op.summary or first.summary,
+            tags=tuple(tags),
+            status=planner.draft_status,
+            created=planner.now,
+            updated=planner.now,
+            author=planner.author,
+            relations=tuple(relation_of(r.target, r.reason) for r in _dedupe(relations)),
+            raw_concept=RawConcept(extra=raw_lines),
+            narrative=narrative,
+            snippets=tuple(Snippet(lang, code) for lang, code in snippets),
+        )
+        return render_entry(entry).encode("utf-8")
+    patch = EntryPatch(
+        title=op.title,
+        summary=op.summary,
+        tags=tuple(tags) if list(tags) != list(target.entry.tags) else None,
+        relations=tuple(relations),
+        raw_concept=raw_lines,
+        narrative=narrative if narrative != target.entry.narrative else None,
+        snippets=tuple(snippets) if list(snippets) != _snippet_pairs(target.entry) else None,
+        updated=planner.now,
+        author=planner.author,
+    )
+    return patch_entry(current.text, patch, planner.key_for(op.path)).encode("utf-8")
+
+
+def _dedupe(relations: Iterable[RelationLine]) -> list[RelationLine]:
+    seen: dict[str, RelationLine] = {}
+    for relation in relations:
+        seen.setdefault(relation_key(relation.target), relation)
+    return list(seen.values())
+
+
+def _snippet_pairs(entry: Entry) -> list[tuple[str, str]]:
+    return [(s.language, s.code) for s in entry.snippets]
+
+
+def _narrative_of(note: Note) -> str:
+    """An entry's Narrative; for a plain note (no entry sections) its body without the H1."""
+    if note.is_entry:
+        return note.entry.narrative
+    lines = note.body.split("\n")
+    h1 = next((h for h in note.headings if h.level == 1), None)
+    if h1 is not None:
+        lines.pop(h1.line)
+    return "\n".join(lines).strip()
+
+
+def relation_of(target: str, reason: str | None) -> Relation:
+    link = parse_wikilink(target)
+    return Relation(link.target, reason, link.alias, link.heading, link.block)

@@ -1,0 +1,303 @@
+"""Planning: what an operation would do to the files, computed without writing anything.
+
+A plan is the list of file changes (bytes before, bytes after) an operation makes. The executor
+shows it as a diff for review, applies it, or keeps its "before" bytes so a reject can undo it.
+Planning again at approval time against the current files is how an approved review applies
+exactly what a human saw, or notices that the note has changed since.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from bridge.core import frontmatter as fm
+from bridge.core.entry import Entry, Note, RawConcept, Snippet, render_entry
+from bridge.core.entry_edit import (
+    EntryPatch,
+    RelationLine,
+    drop_relations,
+    patch_entry,
+    relation_key,
+    rewrite_links,
+)
+from bridge.core.operations import Operation, check_new_entry_path
+from bridge.core.paths import link_target, stem
+from bridge.core.relations import LinkResolver, WikiLink, parse_wikilink
+from bridge.core.review_policy import EffectiveType
+from bridge.curate.merge import merged_content, relation_of
+from bridge.vault.store import NoteError, NoteFile, VaultStore
+
+Role = Literal["target", "source", "link"]
+_EXISTING_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file an operation changes. `before` None: new file; `after` None: moved to trash."""
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    role: Role
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An operation turned into file changes, with the hashes it was computed against."""
+
+    op: Operation
+    type: EffectiveType
+    changes: tuple[FileChange, ...]
+    bases: Mapping[str, str | None]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def target(self) -> FileChange:
+        return next(c for c in self.changes if c.role == "target")
+
+
+class PlanError(Exception):
+    """The operation cannot be done; the message says what to do instead."""
+
+    def __init__(self, message: str, existing: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.existing = existing
+
+
+def _iso(moment: dt.datetime) -> str:
+    return fm.format_scalar(moment)
+
+
+def _relations(op_relations: Iterable[Any]) -> tuple[RelationLine, ...]:
+    return tuple(RelationLine(r.target, r.reason) for r in op_relations)
+
+
+@dataclass
+class Planner:
+    """Plans operations against the vault as it is now, for one author at one moment."""
+
+    store: VaultStore
+    author: str
+    now: dt.datetime
+    draft_status: str = "draft"
+    _resolver: LinkResolver | None = field(default=None, init=False)
+    _paths: list[str] | None = field(default=None, init=False)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            self._paths = list(self.store.iter_paths())
+        return self._paths
+
+    def resolver(self) -> LinkResolver:
+        if self._resolver is None:
+            self._resolver = LinkResolver(self.paths())
+        return self._resolver
+
+    def read(self, path: str) -> NoteFile | None:
+        """The note's bytes, None when missing; unusable notes are a `PlanError`."""
+        try:
+            return self.store.read(path)
+        except NoteError as exc:
+            if exc.problem.code == "missing":
+                return None
+            raise PlanError(exc.problem.message) from exc
+
+    def _writable(self, file: NoteFile) -> Note:
+        note = file.parse()
+        blocking = [p for p in note.problems if p.blocks_writes]
+        if blocking:
+            raise PlanError(
+                f"{blocking[0].message}; the bridge does not write this note until a human fixes it"
+            )
+        return note
+
+    def _missing(self, op_type: str, path: str, hint: str) -> PlanError:
+        guess = self.resolver().resolve(link_target(path))
+        if guess is None:
+            guess = self.resolver().resolve(stem(path))
+        also = f" (did you mean `{guess}`?)" if guess and guess != path else ""
+        return PlanError(f"{op_type}: no note at `{path}`{also}; {hint}")
+
+    def key_for(self, source: str) -> Callable[[str], str]:
+        def key(target: str) -> str:
+            found = self.resolver().resolve(parse_wikilink(target).target, source)
+            return found.lower() if found else relation_key(target)
+
+        return key
+
+    def existing(self, file: NoteFile) -> dict[str, Any]:
+        """What a failed ADD attaches so the caller can UPDATE or MERGE instead."""
+        note = file.parse()
+        return {
+            "path": file.path,
+            "base_hash": file.hash,
+            "title": note.title,
+            "summary": note.entry.summary,
+            "text": file.text[:_EXISTING_CHARS],
+        }
+
+    # -- planning ----------------------------------------------------------------------------
+
+    def plan(self, op: Operation) -> Plan:
+        """The file changes `op` makes; `PlanError` when it cannot be done."""
+        current = self.read(op.path)
+        match op.type:
+            case "ADD":
+                if current is not None:
+                    raise PlanError(
+                        f"ADD: `{op.path}` exists; use UPDATE or MERGE (its base_hash is "
+                        f"{current.hash})",
+                        self.existing(current),
+                    )
+                return self._add(op)
+            case "UPSERT":
+                return self._update(op, current) if current is not None else self._add(op)
+            case "UPDATE":
+                if current is None:
+                    raise self._missing("UPDATE", op.path, "use ADD to create it")
+                return self._update(op, current)
+            case "MERGE":
+                return self._merge(op, current)
+            case "DELETE":
+                if current is None:
+                    raise self._missing("DELETE", op.path, "nothing to delete")
+                change = FileChange(op.path, current.data, None, "target")
+                return Plan(op, "DELETE", (change,), {op.path: current.hash})
+        raise PlanError(f"unknown operation type {op.type}")  # pragma: no cover
+
+    def _notes_for(self, op: Operation, source: str) -> tuple[str, ...]:
+        notes = []
+        for relation in op.relations or ():
+            if self.resolver().resolve(parse_wikilink(relation.target).target, source) is None:
+                notes.append(f"relation `@{relation.target}.md` points to no note yet")
+        return tuple(notes)
+
+    def _raw_concept(self, op: Operation) -> RawConcept:
+        spec = op.raw_concept
+        author = f"{self.author}, {_iso(self.now)}"
+        if spec is None:
+            return RawConcept(author=author)
+        return RawConcept(spec.task, spec.changes, spec.source, spec.author or author)
+
+    def _add(self, op: Operation) -> Plan:
+        try:
+            check_new_entry_path(op.path)
+        except ValueError as exc:
+            raise PlanError(f"{op.type}: {exc}") from exc
+        entry = Entry(
+            title=op.title or stem(op.path).replace("_", " "),
+            summary=op.summary or "",
+            tags=tuple(op.tags or ()),
+            status=self.draft_status,
+            created=self.now,
+            updated=self.now,
+            author=self.author,
+            relations=tuple(relation_of(r.target, r.reason) for r in op.relations or ()),
+            raw_concept=self._raw_concept(op),
+            narrative=op.narrative or "",
+            snippets=tuple(Snippet(s.language, s.code) for s in op.snippets or ()),
+        )
+        data = render_entry(entry).encode("utf-8")
+        change = FileChange(op.path, None, data, "target")
+        return Plan(op, "ADD", (change,), {op.path: None}, self._notes_for(op, op.path))
+
+    def raw_lines(self, op: Operation) -> tuple[tuple[str, str], ...]:
+        if op.raw_concept is None:
+            return ()
+        rc = self._raw_concept(op)
+        pairs = [("Task", rc.task), ("Changes", rc.changes), ("Source", rc.source)]
+        return tuple((k, v) for k, v in [*pairs, ("Author", rc.author)] if v)
+
+    def _update(self, op: Operation, current: NoteFile) -> Plan:
+        self._writable(current)
+        patch = EntryPatch(
+            title=op.title,
+            summary=op.summary,
+            tags=tuple(op.tags) if op.tags is not None else None,
+            relations=_relations(op.relations or ()),
+            raw_concept=self.raw_lines(op),
+            narrative=op.narrative,
+            snippets=tuple((s.language, s.code) for s in op.snippets) if op.snippets else None,
+            updated=self.now,
+            author=self.author,
+        )
+        key = self.key_for(op.path)
+        if (
+            patch_entry(current.text, replace(patch, updated=None, author=None), key)
+            == current.text
+        ):
+            # Nothing but the timestamp would change: no write, so no mtime or sync churn.
+            change = FileChange(op.path, current.data, current.data, "target")
+        else:
+            data = patch_entry(current.text, patch, key).encode("utf-8")
+            change = FileChange(op.path, current.data, data, "target")
+        return Plan(op, "UPDATE", (change,), {op.path: current.hash}, self._notes_for(op, op.path))
+
+    def _merge(self, op: Operation, current: NoteFile | None) -> Plan:
+        sources: list[tuple[NoteFile, Note]] = []
+        for path in op.merge_from:
+            file = self.read(path)
+            if file is None:
+                raise self._missing("MERGE", path, "list only existing notes in `merge_from`")
+            sources.append((file, file.parse()))
+        gone = {f.path for f, _ in sources}
+        target_note = self._writable(current) if current is not None else None
+        merged_text = merged_content(self, op, current, target_note, sources, gone)
+        bases: dict[str, str | None] = {op.path: current.hash if current else None}
+        changes = [FileChange(op.path, current.data if current else None, merged_text, "target")]
+        for file, _ in sources:
+            bases[file.path] = file.hash
+            changes.append(FileChange(file.path, file.data, None, "source"))
+        changes += self._link_changes(op.path, gone, skip={op.path})
+        # The merged entry may itself link to what it absorbed: point those links at itself.
+        moved = {p: op.path for p in gone}
+        text = merged_text.decode("utf-8")
+        resolve = self._resolve_from(op.path)
+        text = drop_relations(text, lambda target: resolve(target) in gone | {op.path})
+        rewritten = rewrite_links(text, resolve, moved, self._spell(gone, op.path))
+        changes[0] = FileChange(op.path, changes[0].before, rewritten.encode("utf-8"), "target")
+        return Plan(op, "MERGE", tuple(changes), bases, self._notes_for(op, op.path))
+
+    # -- links -------------------------------------------------------------------------------
+
+    def _resolve_from(self, source: str) -> Callable[[str], str | None]:
+        resolver = self.resolver()
+        return lambda target: resolver.resolve(target, source)
+
+    def _spell(self, gone: set[str], new_path: str) -> Callable[[WikiLink, str], str]:
+        after = LinkResolver([p for p in self.paths() if p not in gone] + [new_path])
+
+        def spell(link: WikiLink, path: str) -> str:
+            if "/" not in link.target and after.resolve(stem(path)) == path:
+                return stem(path)
+            return link_target(path)
+
+        return spell
+
+    def _link_changes(self, new_path: str, gone: set[str], skip: set[str]) -> list[FileChange]:
+        """Every other note whose links resolve to a removed note, rewritten to `new_path`."""
+        moves = {p: new_path for p in gone}
+        names = {stem(p).lower() for p in gone}
+        spell = self._spell(gone, new_path)
+        changes = []
+        for path in self.paths():
+            if path in gone or path in skip:
+                continue
+            try:
+                file = self.store.read(path)
+            except NoteError:
+                continue
+            lowered = file.text.lower()
+            if "[[" not in lowered or not any(name in lowered for name in names):
+                continue
+            if not file.parse().writable:
+                continue  # never write a note a human must fix first; its links stay
+            text = rewrite_links(file.text, self._resolve_from(path), moves, spell)
+            if text != file.text:
+                changes.append(FileChange(path, file.data, text.encode("utf-8"), "link"))
+        return changes

@@ -1,0 +1,77 @@
+"""What curation reports back: one result per operation and the batch counts.
+
+The JSON shape is a public interface (`curate --json`, the API, MCP):
+`{"results": [{"index", "type", "path", "status", "message", "review_id"}], "counts": {...}}`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["applied", "pending_review", "failed"]
+STATUSES: tuple[Status, ...] = ("applied", "pending_review", "failed")
+
+
+@dataclass(frozen=True)
+class OpResult:
+    """What happened to one operation. `existing` is set when an ADD hit an existing entry."""
+
+    index: int
+    type: str
+    path: str
+    status: Status
+    message: str
+    review_id: int | None = None
+    existing: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "type": self.type,
+            "path": self.path,
+            "status": self.status,
+            "message": self.message,
+            "review_id": self.review_id,
+        }
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Every operation's result in batch order; `git` says why a configured commit failed."""
+
+    results: tuple[OpResult, ...]
+    git: str | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {status: 0 for status in STATUSES}
+        for result in self.results:
+            counts[result.status] += 1
+        return {**counts, "total": len(self.results)}
+
+    @property
+    def failed(self) -> list[OpResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [r.to_dict() for r in self.results], "counts": self.counts}
+
+
+def _lines(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+
+
+def unified_diff(changes: Iterable[tuple[str, bytes | None, bytes | None]]) -> str:
+    """One unified diff over several files: (path, before, after); None means absent."""
+    out: list[str] = []
+    for path, before, after in changes:
+        old = f"a/{path}" if before is not None else "/dev/null"
+        new = f"b/{path}" if after is not None else "/dev/null"
+        for line in difflib.unified_diff(_lines(before), _lines(after), old, new):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -1,0 +1,163 @@
+"""The review service: list, show, approve and reject queued operations.
+
+Approve plans the operation again against the files as they are now. If the files still have
+the hashes the reviewer's diff was computed from, it applies exactly that change; otherwise the
+review becomes `conflict` with a fresh diff, and approving it again applies the new one. Reject of
+an `applied` review restores the bytes the operation replaced, unless someone has edited the
+note since: a newer human edit is never clobbered.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bridge.core.entry import parse_note
+from bridge.core.operations import Operation
+from bridge.curate.executor import HUMAN, Applied, CurationExecutor, plan_diff
+from bridge.curate.plan import PlanError
+from bridge.curate.trash import move_to_trash
+from bridge.state.reviews import OPEN_STATES, Review, ReviewState, Snapshot
+
+
+class ReviewError(Exception):
+    """A review action that cannot be done; `code` is what the API maps to a status."""
+
+    code = "review_error"
+
+
+class ReviewNotFoundError(ReviewError):
+    code = "not_found"
+
+
+class ReviewStateError(ReviewError):
+    """The review was already decided (approving twice...): HTTP 409."""
+
+    code = "conflict"
+
+
+class RestoreConflictError(ReviewError):
+    """Rejecting would overwrite an edit made after the agent's write: HTTP 409."""
+
+    code = "conflict"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of approve/reject: the review as it is now and what happened."""
+
+    review: Review
+    message: str
+    git: str | None = None
+
+
+class ReviewService:
+    """Reviews of one vault, decided through the executor's single writer."""
+
+    def __init__(self, executor: CurationExecutor) -> None:
+        self.executor = executor
+        self.store = executor.reviews
+
+    def list(self, states: Sequence[ReviewState] | None = None) -> builtins.list[Review]:
+        """Reviews in the given states; default: the open ones (pending, conflict, applied)."""
+        return self.store.list(states if states is not None else OPEN_STATES)
+
+    def get(self, review_id: int) -> Review:
+        """One review or `ReviewNotFoundError`."""
+        review = self.store.get(review_id)
+        if review is None:
+            raise ReviewNotFoundError(f"there is no review {review_id}")
+        return review
+
+    def approve(self, review_id: int, by: str = HUMAN) -> Decision:
+        """Apply a pending (or conflict) review if its base still matches; else `conflict`.
+
+        Approving an `applied` review keeps the change and closes the review. Approving a
+        decided review raises `ReviewStateError`.
+        """
+        ex = self.executor
+        with ex.lock:
+            review = self.get(review_id)
+            now = ex.clock()
+            if review.state == "applied":
+                self._decide(review, "approved", by)
+                return Decision(self.get(review_id), f"review {review_id}: change kept")
+            if review.state not in ("pending", "conflict"):
+                raise ReviewStateError(f"review {review_id} is already {review.state}")
+            op = Operation.model_validate(dict(review.operation))
+            try:
+                plan = ex.planner(review.author, now).plan(op)
+            except PlanError as exc:
+                note = f"cannot apply any more: {exc}"
+                ex.reviews.mark_conflict(review_id, review.bases, "", note)
+                return Decision(self.get(review_id), f"review {review_id}: {note}")
+            if dict(plan.bases) != dict(review.bases):
+                note = (
+                    f"`{review.path}` changed since the review was made; here is the new diff, "
+                    "approve again to apply it"
+                )
+                ex.reviews.mark_conflict(review_id, plan.bases, plan_diff(plan), note)
+                return Decision(self.get(review_id), f"review {review_id}: conflict: {note}")
+            done = Applied()
+            ex.execute(plan, review.author, now, done, keep_human=True)
+            self._decide(review, "approved", by)
+            message = f"vault-bridge: review {review_id} approved by {by}\n\n- {op.label()}\n"
+            git_error = ex.finish(done, review.author, message)
+            return Decision(self.get(review_id), f"review {review_id}: applied", git_error)
+
+    def reject(self, review_id: int, reason: str, by: str = HUMAN) -> Decision:
+        """Discard a queued operation, or undo an applied one; the reason is recorded."""
+        if not reason.strip():
+            raise ReviewError("a reject needs a reason (say why, for the agent and the log)")
+        ex = self.executor
+        with ex.lock:
+            review = self.get(review_id)
+            if review.state in ("pending", "conflict"):
+                self._decide(review, "rejected", by, reason)
+                return Decision(self.get(review_id), f"review {review_id}: rejected, not applied")
+            if review.state != "applied":
+                raise ReviewStateError(f"review {review_id} is already {review.state}")
+            snapshots = ex.reviews.snapshots(review_id)
+            self._check_restorable(review_id, snapshots)
+            done = Applied()
+            now = ex.clock()
+            for snap in snapshots:
+                if snap.before is None:
+                    move_to_trash(ex.store, snap.path)
+                    ex.writes.forget(snap.path)
+                    ex.lifecycle.forget(snap.path)
+                    done.removed.append(snap.path)
+                else:
+                    ex.store.write(snap.path, snap.before)
+                    done.written.append(snap.path)
+                    if snap.path == review.path:
+                        text = snap.before.decode("utf-8", "replace")
+                        status = parse_note(snap.path, text).entry.status
+                        ex.lifecycle.record_update(snap.path, status, now, HUMAN)
+            self._decide(review, "rejected", by, reason)
+            message = f"vault-bridge: review {review_id} rejected by {by}: {reason}\n"
+            git_error = ex.finish(done, HUMAN, message)
+            return Decision(
+                self.get(review_id),
+                f"review {review_id}: rejected, previous note restored",
+                git_error,
+            )
+
+    def _check_restorable(self, review_id: int, snapshots: Sequence[Snapshot]) -> None:
+        for snap in snapshots:
+            current = self.executor.current_hash(snap.path)
+            if current != snap.after_hash:
+                what = "was created again" if snap.after_hash is None else "was edited"
+                raise RestoreConflictError(
+                    f"review {review_id}: `{snap.path}` {what} after the agent's change; "
+                    "restoring would overwrite that edit, so nothing was changed (edit the note "
+                    "by hand, or approve the review to keep the agent's change)"
+                )
+
+    def _decide(self, review: Review, state: ReviewState, by: str, note: str | None = None) -> None:
+        ok = self.executor.reviews.decide(
+            review.id, state, expected=(review.state,), now=self.executor.clock(), by=by, note=note
+        )
+        if not ok:
+            raise ReviewStateError(f"review {review.id} was decided by someone else meanwhile")

@@ -1,0 +1,1 @@
+"""The MCP server (`vault-bridge mcp`, stdio): memory tools for coding agents."""

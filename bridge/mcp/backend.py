@@ -1,0 +1,241 @@
+"""Where MCP tools get their answers: the running bridge's API, or the vault opened here.
+
+One writer per vault: when `vault-bridge serve` runs on the same vault (its discovery file
+names a live process that answers), every tool goes through its HTTP API, so the MCP process
+never opens the index or writes a note itself. Otherwise the MCP process opens the vault and is
+its writer for as long as it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import httpx
+
+from bridge.api.server import discovery_path
+from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.settings import Settings
+
+
+class BackendError(Exception):
+    """A tool call that cannot be done; the message is shown to the model."""
+
+
+class MemoryBackend(Protocol):
+    """The operations behind the MCP tools, as plain JSON-able documents."""
+
+    def query(self, text: str, budget_words: int | None, scope: str | None) -> dict[str, Any]: ...
+
+    def search(
+        self, text: str, limit: int, budget_words: int | None, scope: str | None
+    ) -> dict[str, Any]: ...
+
+    def read(self, path: str) -> dict[str, Any]: ...
+
+    def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]: ...
+
+    def curate_prompt(self, content: str) -> dict[str, Any]: ...
+
+    def reviews(self, state: str) -> list[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+class HttpBackend:
+    """Every call through a running bridge's API (the bridge stays the only writer)."""
+
+    def __init__(self, url: str, token: str, timeout: float = 120.0) -> None:
+        self.url = url
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # stderr is the MCP client's log
+        self.client = httpx.Client(
+            base_url=url, timeout=timeout, headers={"Authorization": f"Bearer {token}"}
+        )
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self.client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise BackendError(f"the bridge at {self.url} did not answer: {exc}") from exc
+        if response.status_code >= 400:
+            try:
+                message = response.json()["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                message = response.text[:500]
+            raise BackendError(f"{response.status_code}: {message}")
+        return response.json()
+
+    def query(self, text: str, budget_words: int | None, scope: str | None) -> dict[str, Any]:
+        body = {"query": text, "budget_words": budget_words, "scope": scope}
+        result: dict[str, Any] = self._call("POST", "/v1/query", json=body)
+        return result
+
+    def search(
+        self, text: str, limit: int, budget_words: int | None, scope: str | None
+    ) -> dict[str, Any]:
+        body = {"query": text, "limit": limit, "budget_words": budget_words, "scope": scope}
+        result: dict[str, Any] = self._call("POST", "/v1/search", json=body)
+        return result
+
+    def read(self, path: str) -> dict[str, Any]:
+        try:
+            rel = normalise_note_path(path)  # refuse here: an HTTP client would rewrite `..`
+        except UnsafePathError as exc:
+            raise BackendError(str(exc)) from exc
+        result: dict[str, Any] = self._call("GET", f"/v1/entries/{quote(rel)}")
+        return result
+
+    def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:
+        body = {"operations": operations, "author": author}
+        result: dict[str, Any] = self._call("POST", "/v1/curate/operations", json=body)
+        return result
+
+    def curate_prompt(self, content: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("POST", "/v1/curate/prompt", json={"content": content})
+        return result
+
+    def reviews(self, state: str) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call("GET", "/v1/reviews", params={"state": state})
+        return result
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running_bridge(settings: Settings) -> tuple[str, str] | None:
+    """(url, token) of a `serve` running on this vault, or None."""
+    state = settings.state_path
+    try:
+        info = json.loads(discovery_path(state).read_text())
+        token = (state / "token").read_text().strip()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not _alive(info.get("pid")) or not token:
+        return None
+    url = str(info.get("url", ""))
+    try:
+        health = httpx.get(f"{url}/v1/health", timeout=2.0)
+    except httpx.HTTPError:
+        return None
+    return (url, token) if health.status_code == 200 else None
+
+
+def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> MemoryBackend:
+    """The running bridge's API if there is one, else `local(settings)`."""
+    found = running_bridge(settings)
+    if found is not None:
+        return HttpBackend(*found)
+    return local(settings)
+
+
+def state_dir_of(settings: Settings) -> Path:
+    return settings.state_path
+
+
+class LocalBackend:
+    """The vault opened in this process (no `serve` running): this process is the writer."""
+
+    def __init__(self, bridge: Any) -> None:
+        from bridge.runtime import Bridge
+
+        assert isinstance(bridge, Bridge)
+        self.bridge = bridge
+
+    def query(self, text: str, budget_words: int | None, scope: str | None) -> dict[str, Any]:
+        try:
+            result = self.bridge.engine.query(text, budget_words=budget_words, scope=scope)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from exc
+        return result.model_dump(mode="json")
+
+    def search(
+        self, text: str, limit: int, budget_words: int | None, scope: str | None
+    ) -> dict[str, Any]:
+        try:
+            result = self.bridge.engine.search(
+                text, budget_words=budget_words, limit=limit, scope=scope
+            )
+        except ValueError as exc:
+            raise BackendError(str(exc)) from exc
+        return result.model_dump(mode="json")
+
+    def read(self, path: str) -> dict[str, Any]:
+        from bridge.core.relations import LinkResolver
+        from bridge.vault.store import NoteError
+
+        try:
+            file = self.bridge.store.read(normalise_note_path(path))
+        except (UnsafePathError, NoteError) as exc:
+            raise BackendError(str(exc)) from exc
+        note = file.parse()
+        resolver = LinkResolver(self.bridge.index.paths())
+        relations = [
+            {
+                "target": link.target,
+                "path": resolver.resolve(link.target, note.path),
+                "reason": link.reason,
+                "origin": link.origin,
+            }
+            for link in note.links
+        ]
+        return {
+            "path": note.path,
+            "title": note.title,
+            "hash": file.hash,
+            "text": file.text,
+            "relations": relations,
+            "problems": [p.message for p in note.problems],
+        }
+
+    def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:
+        from bridge.core.operations import parse_operations
+        from bridge.curate.executor import agent_author
+
+        try:
+            author = agent_author(author)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from exc
+        return self.bridge.executor.apply(parse_operations(operations), author).to_dict()
+
+    def curate_prompt(self, content: str) -> dict[str, Any]:
+        from bridge.llm.context import build_context
+        from bridge.llm.prompts import curation_prompt
+
+        made = curation_prompt(
+            content, build_context(self.bridge.engine, self.bridge.store, content)
+        )
+        return {"prompt": made.text(), "schema": made.schema}
+
+    def reviews(self, state: str) -> list[dict[str, Any]]:
+        from bridge.api.routes_curate import ALL_STATES, review_json
+        from bridge.state.reviews import OPEN_STATES
+
+        if state == "open":
+            states = tuple(OPEN_STATES)
+        elif state == "all":
+            states = ALL_STATES
+        elif state in ALL_STATES:
+            states = (state,)
+        else:
+            raise BackendError(f"state must be open, all or one of {', '.join(ALL_STATES)}")
+        return [review_json(r) for r in self.bridge.reviews.list(states)]
+
+    def close(self) -> None:
+        self.bridge.close()

@@ -1,0 +1,60 @@
+"""A curating process killed between the temp write and the rename leaves the old note intact."""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.synchronize
+import os
+import signal
+import time
+from pathlib import Path
+
+from bridge.core.operations import parse_operations
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
+
+PATH = "billing/plans/annual_plan.md"
+
+
+def _curate_then_hang(vault: str, state: str, started: multiprocessing.synchronize.Event) -> None:
+    """A child that applies an UPDATE and stops for good after writing the temp file."""
+    bridge = open_bridge(Settings(vault=Path(vault), state_dir=Path(state), review_rules=[]))
+
+    def hang(_fd: int) -> None:
+        started.set()
+        time.sleep(60)
+
+    os.fsync = hang  # the crash point: data in the temp file, not yet renamed over the note
+    op = {"type": "UPDATE", "path": PATH, "narrative": "half-written new version " * 500}
+    bridge.executor.apply(parse_operations([op]), "crasher")
+
+
+def test_a_crash_mid_curation_leaves_the_old_note_intact(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    original = (template_vault / PATH).read_bytes()
+    # spawn, not fork: the child opens its own index and database from scratch.
+    ctx = multiprocessing.get_context("spawn")
+    started = ctx.Event()
+    args = (str(template_vault), str(tmp_path / "state"), started)
+    child = ctx.Process(target=_curate_then_hang, args=args)
+    child.start()
+    try:
+        assert started.wait(60), "the child never reached the crash point"
+    finally:
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        child.join(10)
+    assert (template_vault / PATH).read_bytes() == original
+    temps = [p.name for p in (template_vault / "billing/plans").iterdir() if ".vb-tmp-" in p.name]
+    assert len(temps) == 1
+    # The next bridge cleans up and can curate the same note.
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
+    try:
+        assert len(bridge.store.clean_temp_files()) == 1
+        assert bridge.store.read(PATH).data == original
+        op = {"type": "UPDATE", "path": PATH, "summary": "after the crash"}
+        result = bridge.executor.apply(parse_operations([op]), "next")
+        assert result.results[0].status == "pending_review"  # still a human's note
+    finally:
+        bridge.close()

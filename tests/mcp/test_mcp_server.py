@@ -1,0 +1,113 @@
+"""A real MCP client session (the `mcp` package's stdio client) against `vault-bridge mcp`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp
+from mcp.client.stdio import StdioServerParameters
+
+from bridge.api.app import create_app
+from bridge.api.security import load_or_create_token
+from bridge.api.server import BackgroundServer, discovery_file
+from tests.conftest import open_test_bridge
+
+TOOLS = {
+    "memory_query",
+    "memory_search",
+    "memory_read",
+    "memory_curate",
+    "memory_curate_prompt",
+    "memory_reviews",
+}
+
+
+def server_params(vault: Path, state: Path) -> StdioServerParameters:
+    exe = Path(sys.executable).with_name("vault-bridge")
+    return StdioServerParameters(
+        command=str(exe), args=["mcp", "--vault", str(vault), "--state-dir", str(state)]
+    )
+
+
+def payload(result: Any) -> Any:
+    assert not result.is_error, result
+    return json.loads(result.content[0].text)
+
+
+async def session(params: StdioServerParameters) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    async with mcp.Client(params, read_timeout_seconds=60) as client:
+        listed = await client.list_tools()
+        out["tools"] = {t.name: t for t in listed.tools}
+        out["query"] = payload(
+            await client.call_tool("memory_query", {"query": "How long do JWT access tokens live?"})
+        )
+        out["search"] = payload(
+            await client.call_tool("memory_search", {"query": "billing", "limit": 3})
+        )
+        out["read"] = payload(
+            await client.call_tool("memory_read", {"path": "@engineering/auth/jwt_expiry.md"})
+        )
+        out["prompt"] = payload(
+            await client.call_tool("memory_curate_prompt", {"content": "API keys rotate yearly"})
+        )
+        ops = [
+            {
+                "type": "ADD",
+                "path": "engineering/auth/api_keys.md",
+                "title": "API keys",
+                "narrative": "Partner API keys rotate yearly.",
+                "relations": ["@engineering/auth/jwt_expiry.md - credentials"],
+            },
+            {"type": "UPDATE", "path": "engineering/auth/jwt_expiry.md", "summary": "12 h now"},
+        ]
+        out["curate"] = payload(
+            await client.call_tool("memory_curate", {"operations": ops, "author": "agent:mcp-test"})
+        )
+        out["reviews"] = payload(await client.call_tool("memory_reviews", {}))
+        out["bad"] = payload(await client.call_tool("memory_read", {"path": "../etc/passwd"}))
+    return out
+
+
+def check(out: dict[str, Any], vault: Path) -> None:
+    assert set(out["tools"]) == TOOLS
+    assert out["tools"]["memory_query"].annotations.read_only_hint is True
+    assert out["tools"]["memory_curate"].annotations.destructive_hint is True
+    assert "memory_query" in out["tools"] and out["tools"]["memory_query"].description
+    assert out["query"]["sources"][0]["path"] == "engineering/auth/jwt_expiry.md"
+    assert len(out["search"]["sources"]) <= 3
+    assert out["read"]["title"] == "JWT expiry" and len(out["read"]["hash"]) == 64
+    assert "schema" in out["prompt"]
+    statuses = [r["status"] for r in out["curate"]["results"]]
+    assert statuses == ["applied", "pending_review"]
+    assert [r["path"] for r in out["reviews"]] == ["engineering/auth/jwt_expiry.md"]
+    assert "leaves the vault" in out["bad"]["error"]
+    assert (vault / "engineering/auth/api_keys.md").is_file()
+    assert "12 h now" not in (vault / "engineering/auth/jwt_expiry.md").read_text()
+
+
+def test_mcp_session_on_a_vault_without_serve(template_vault: Path, tmp_path: Path) -> None:
+    out = asyncio.run(session(server_params(template_vault, tmp_path / "state")))
+    check(out, template_vault)
+
+
+def test_mcp_goes_through_a_running_bridge(template_vault: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    bridge = open_test_bridge(template_vault, state)
+    token = load_or_create_token(state)
+    server = BackgroundServer(create_app(bridge, token))
+    url = server.start()
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        with discovery_file(state, "127.0.0.1", port):
+            out = asyncio.run(session(server_params(template_vault, state)))
+        check(out, template_vault)
+        # The serving bridge did the write: its own index already knows the new entry.
+        assert bridge.index.stamp("engineering/auth/api_keys.md") is not None
+    finally:
+        server.stop()
+        bridge.close()

@@ -1,0 +1,60 @@
+"""Fixtures for the watcher tests: a real bridge and a real watchdog observer on a temp vault."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.index.analysis import query_terms
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+from bridge.watch import LiveVault
+from bridge.watch.applier import Listener
+
+# Short enough to keep the suite fast, long enough to pair a delete with its create.
+TEST_DEBOUNCE_MS = 100
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    """Poll `predicate` until it is true; fail the test with a clear message on timeout."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout} s: {predicate}")
+        time.sleep(0.01)
+
+
+def found(bridge: Bridge, word: str) -> list[str]:
+    """Paths of the notes whose indexed text holds `word` (the committed index only)."""
+    hits = bridge.index.search_entries(query_terms(word), 50)
+    return sorted(p for h in hits if (p := bridge.index.path_of(h.nid)) is not None)
+
+
+def open_watched(
+    vault: Path,
+    state: Path,
+    debounce_ms: int = TEST_DEBOUNCE_MS,
+    on_change: Listener | None = None,
+) -> LiveVault:
+    """A started `LiveVault` on a freshly opened bridge (the caller stops and closes it)."""
+    bridge = open_bridge(Settings(vault=vault, state_dir=state))
+    live = LiveVault(bridge, debounce_ms=debounce_ms, on_change=on_change)
+    live.start()
+    return live
+
+
+def close_watched(live: LiveVault) -> None:
+    live.stop()
+    live.bridge.close()
+
+
+@pytest.fixture
+def live(template_vault: Path, tmp_path: Path) -> Iterator[LiveVault]:
+    """The template vault, watched, with its index and lifecycle in `tmp_path/state`."""
+    watched = open_watched(template_vault, tmp_path / "state")
+    assert watched.ready.is_set()
+    yield watched
+    close_watched(watched)

@@ -1,0 +1,79 @@
+"""`vault-bridge serve` end to end: a real process that watches, then stops cleanly on SIGTERM."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
+from bridge.state.db import StateDB
+from bridge.state.lifecycle_store import LifecycleStore
+from tests.watch.conftest import found, wait_until
+
+JWT = "engineering/auth/jwt_expiry.md"
+
+
+def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
+    """The process's output lines, read on a thread so the test can wait with a timeout."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def _wait_for(lines: queue.Queue[str], text: str, timeout: float = 30.0) -> list[str]:
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while not any(text in line for line in seen):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            pytest.fail(f"no {text!r} in the output within {timeout} s: {''.join(seen)}")
+        try:
+            seen.append(lines.get(timeout=remaining))
+        except queue.Empty:
+            continue
+    return seen
+
+
+def test_serve_indexes_human_edits_and_stops_on_sigterm(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
+    args = ["serve", "--vault", str(template_vault), "--state-dir", str(state)]
+    proc = subprocess.Popen(
+        [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        lines = _lines(proc)
+        _wait_for(lines, "watching")
+        with (template_vault / JWT).open("a", encoding="utf-8") as handle:
+            handle.write("\nEdited while serve runs: axolotlish.\n")
+        with StateDB.open(state) as db:
+            lifecycle = LifecycleStore(db)
+            wait_until(lambda: lifecycle.last_writer(JWT) == "human", timeout=20)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        _wait_for(lines, "Stopped.")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    try:
+        assert found(bridge, "axolotlish") == [JWT]  # committed before the process ended
+    finally:
+        bridge.close()
