@@ -3,11 +3,12 @@
     python bench/scale.py --entries 1000,10000,100000 [--json] [--queries 300] [--keep DIR]
 
 For each size N a synthetic vault of N entries is generated with a seeded RNG (the same N and
-seed always give the same bytes): folders `domain/topic[/subtopic]/entry.md` (about 20 domains,
-N/300 topics, some with subtopics), each note in the entry format of DESIGN section 2
-(frontmatter, `# Title`, Relations with 0-5 wikilinks to other generated entries and a reason,
-Raw Concept, a Narrative of 1-8 paragraphs with lists, nested lists and tables, sometimes a
-Snippets code block). Body lengths are log-normal (median about 250 words, 50 to 1,500). Words
+seed always give the same bytes): folders `domain/topic[/subtopic]/entry.md` (20 domains,
+N/300 topics but at least 6, most with subtopics), each note in the entry format of DESIGN
+section 2 (frontmatter, `# Title`, Relations with 0-5 wikilinks to other generated entries and
+a reason, Raw Concept, a Narrative of 1-8 paragraphs with lists, nested lists and tables,
+sometimes a Snippets code block). Lengths are log-normal: about 270 words at the median, 50 to
+1,600 (whitespace-separated, frontmatter and markup included). Words
 follow a Zipf law over a vocabulary of common English words, a few hundred technical words and
 a few thousand synthetic English-like words; every topic has its own favoured words and every
 entry its own identifiers (`retryBudget`, `BIL-4821`), so BM25 statistics look like a real
@@ -513,6 +514,12 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 4), "p99": round(p99, 4)}
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process, all threads (tantivy indexes and merges in its own)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _dir_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -569,10 +576,12 @@ def measure(vault: Path, state: Path, queries_file: Path, count: int) -> dict[st
     memory = MemoryWatch()
     memory.start()
 
+    cpu_start = _cpu_seconds()
     start = time.perf_counter()
     bridge = open_bridge(settings)
     report = bridge.sync()
     cold = time.perf_counter() - start
+    cold_cpu = _cpu_seconds() - cpu_start
     indexed = len(report.added)
     close_start = time.perf_counter()
     bridge.close()
@@ -654,6 +663,7 @@ def measure(vault: Path, state: Path, queries_file: Path, count: int) -> dict[st
             "tier2_ood": ood,
             "tier2_source_found": found,
             "close_s": round(close_s, 3),
+            "cold_cpu_s": round(cold_cpu, 1),
             "warm_sync": warm_summary,
             "peak_anon_mb": memory.peak["RssAnon"],
             "peak_file_mb": memory.peak["RssFile"],
@@ -770,7 +780,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
             f"{r['entries']:,} entries: {d.get('queries')} queries per tier, wrong tier "
             f"{d.get('wrong_tier')}, tier 2 OOD {d.get('tier2_ood')}, tier 2 answers citing the "
             f"entry the query came from {d.get('tier2_source_found')}; close after the cold "
-            f"index {d.get('close_s')} s; peak RSS split: {d.get('peak_anon_mb')} MB private, "
+            f"index {d.get('close_s')} s; cold index CPU time {d.get('cold_cpu_s')} s (all "
+            f"threads); peak RSS split: {d.get('peak_anon_mb')} MB private, "
             f"{d.get('peak_file_mb')} MB file-backed (mapped index pages); "
             f"load average {d.get('load_avg')}"
         )

@@ -126,6 +126,7 @@ def engine_params(settings: Settings) -> EngineParams:
     )
     return EngineParams(
         default_budget=settings.query_budget_words,
+        llm_budget_words=settings.query_llm_budget_words,
         ranking=ranking,
         tiers=tiers,
         cache_size=settings.cache_size,

@@ -177,6 +177,7 @@ class Settings(BaseSettings):
     ood_min_relevance: float = Field(default=0.6, ge=0, le=1)
     ood_unknown_relevance: float = Field(default=0.85, ge=0, le=1)
     query_budget_words: int = Field(default=500, ge=10, le=100_000)
+    query_llm_budget_words: int = Field(default=1500, ge=10, le=100_000)
     cache_size: int = Field(default=1024, ge=0)
     cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
 

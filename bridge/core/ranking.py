@@ -81,8 +81,8 @@ def block_scores(
     Each of the three searches is normalised by its own top score first. Candidates are the
     blocks found by the block or window search; a neighbour that was not found itself still
     lends its window and entry parts. A named speaker's own turns are boosted (x1.6).
-    Blocks of a Relations section count half: they describe the note they link to, and the
-    linked note itself should win for its own topic.
+    Blocks of a Relations or Raw Concept section count half: they describe the note they link
+    to or where this one came from, and should not outrank the knowledge itself.
     """
     b, w, e = _normalised(blocks), _normalised(windows), _normalised(entries)
 

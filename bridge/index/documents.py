@@ -15,7 +15,8 @@ from bridge.index.schema import (
     BLOCK_CJK,
     BLOCK_FIELD,
     ENTRY_CJK,
-    FLAG_RELATIONS,
+    FLAG_METADATA,
+    METADATA_SECTIONS,
     WINDOW_CJK,
     WINDOW_FIELD,
     block_key,
@@ -37,8 +38,8 @@ class IndexedBlock:
 
     @property
     def flags(self) -> int:
-        in_relations = self.heading.rsplit(" > ", 1)[-1].strip().lower() == "relations"
-        return FLAG_RELATIONS if in_relations else 0
+        section = self.heading.rsplit(" > ", 1)[-1].strip().lower()
+        return FLAG_METADATA if section in METADATA_SECTIONS else 0
 
 
 def speaker_of(text: str, participants: frozenset[str]) -> str | None:

@@ -11,8 +11,11 @@ import tantivy
 
 from bridge.index.analysis import ANALYZER, SPACE
 
-SCHEMA_VERSION = 3
-FLAG_RELATIONS = 1  # the block is in a Relations section: it describes another note
+SCHEMA_VERSION = 4
+# The block is in a Relations or Raw Concept section: it describes another note or where this
+# one came from, not the knowledge itself.
+FLAG_METADATA = 1
+METADATA_SECTIONS = frozenset({"relations", "raw concept"})
 
 # Entry documents: one per note. Boosts follow DESIGN section 3.
 ENTRY_FIELDS: dict[str, float] = {

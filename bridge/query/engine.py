@@ -32,7 +32,7 @@ from bridge.core.tiers import Evidence, Route, TierParams, route
 from bridge.index.analysis import QueryTerms, analyze, query_terms
 from bridge.index.documents import IndexedBlock
 from bridge.index.manifest import NoteRecord
-from bridge.index.schema import FLAG_RELATIONS
+from bridge.index.schema import FLAG_METADATA
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import QueryCache
 from bridge.query.lifecycle import LifecycleProvider, NoteRef, StatusOnlyLifecycle
@@ -65,6 +65,7 @@ class EngineParams:
     window_limit: int = 400
     default_budget: int = 500
     llm_budget_words: int = 1500
+    answer_words: int = 150
     cache_size: int = 1024
     fuzzy_threshold: float = 0.6
     ranking: RankingParams = field(default_factory=RankingParams)
@@ -200,7 +201,7 @@ class QueryEngine:
             case Route.OOD:
                 result = skeleton.model_copy(update={"ood": True, "answer": OOD_ANSWER})
             case Route.DIRECT:
-                answer = found.sources[0].excerpt if found.sources else None
+                answer = self._direct_answer(found.sources)
                 result = skeleton.model_copy(update={"answer": answer, **with_sources})
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
@@ -209,6 +210,20 @@ class QueryEngine:
             case _:
                 assert_never(decision)
         return result.model_copy(update={"latency_ms": _ms(start)})
+
+    def _direct_answer(self, sources: Sequence[Source]) -> str | None:
+        """Tier 2: the best blocks of the top note, a short read (`answer_words`), best first."""
+        if not sources or not sources[0].blocks:
+            return None
+        chosen: list[str] = []
+        used = 0
+        for block in sources[0].blocks:
+            words = word_count(block.text)
+            if chosen and used + words > self.params.answer_words:
+                break
+            chosen.append(block.text)
+            used += words
+        return "\n\n".join(chosen)
 
     def _llm_answer(
         self, tier: int, text: str, terms: QueryTerms, limit: int, scope: str | None
@@ -257,7 +272,7 @@ class QueryEngine:
                 (h.nid, h.ord)
                 for h in self.index.search_blocks(terms, p.block_limit, speaker, scope)
             }
-        relation_blocks = {(h.nid, h.ord) for h in block_hits if h.flags & FLAG_RELATIONS}
+        relation_blocks = {(h.nid, h.ord) for h in block_hits if h.flags & FLAG_METADATA}
         combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
 
         # Note-level relevance: the entry's BM25, else its best block's.
@@ -368,7 +383,7 @@ class QueryEngine:
             title=rec.title,
             status=rec.status,
             score=round(score, 6),
-            excerpt="\n".join(e.text for e in excerpts),
+            excerpt="\n\n".join(e.text for e in excerpts),
             via="relation" if referrer is not None else "search",
             related_from=referrer.path if referrer is not None else None,
             blocks=excerpts,

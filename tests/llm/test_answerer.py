@@ -110,3 +110,31 @@ def test_the_engine_routes_to_the_llm_answerer(
         assert result.sources  # the excerpts are returned with the answer
     finally:
         bridge.close()
+
+
+def test_a_failing_model_degrades_to_excerpts_and_is_not_cached(
+    template_vault: Path, tmp_path: Path, script: Script
+) -> None:
+    settings = Settings(
+        vault=template_vault,
+        state_dir=tmp_path / "state",
+        llm_model=MODEL,
+        tier_direct_min=1.0,
+        tier_direct_sure=1.0,
+        tier_one_call_min=0.0,
+    )
+    bridge = open_bridge(settings)
+    try:
+        bridge.sync()
+        script.add(TIMEOUT, TIMEOUT, TIMEOUT, TIMEOUT)
+        failed = bridge.engine.query(QUESTION)
+        assert failed.answer is None and failed.tier == 2
+        assert failed.message is not None and failed.message.startswith("The LLM could not answer")
+        assert failed.sources
+        script.replies.clear()
+        script.add("Clients refresh 5 minutes early")
+        again = bridge.engine.query(QUESTION)
+        assert again.tier == 3 and again.answer == "Clients refresh 5 minutes early"
+        assert len(script.calls[-1]["messages"][-1]["content"].split()) > 100  # 1,500-word prefetch
+    finally:
+        bridge.close()

@@ -1,0 +1,140 @@
+// The bodies of the bridge's HTTP API, as docs/api.md describes them. The plugin only reads
+// them: every decision (tiers, review policy, lifecycle) is the bridge's.
+
+export interface Health {
+  status: string;
+  version: string;
+}
+
+export interface Status {
+  version: string;
+  vault: string;
+  state_dir: string;
+  notes: number;
+  generation: number;
+  unresolved_links: number;
+  llm_model: string | null;
+  watching: boolean;
+  pending_reviews: number;
+}
+
+export interface QueryRequest {
+  query: string;
+  budget_words?: number;
+  limit?: number;
+  scope?: string;
+}
+
+/** One block of a source note; `line` is 0-based, `block_id` the Obsidian `^id`. */
+export interface Excerpt {
+  text: string;
+  line: number | null;
+  block_id: string | null;
+  heading: string;
+}
+
+export interface Source {
+  path: string;
+  title: string;
+  status: string | null;
+  score: number;
+  excerpt: string;
+  via: "search" | "relation";
+  related_from: string | null;
+  blocks: Excerpt[];
+}
+
+export interface QueryResult {
+  query: string;
+  answer: string | null;
+  tier: number;
+  latency_ms: number;
+  ood: boolean;
+  sources: Source[];
+  generation: number;
+  relevance: number;
+  message: string | null;
+  words: number;
+}
+
+export type OperationStatus = "applied" | "pending_review" | "failed";
+
+export interface OperationResult {
+  index: number;
+  type: string;
+  path: string;
+  status: OperationStatus;
+  message: string;
+  review_id: string | number | null;
+}
+
+export interface CurateResult {
+  results: OperationResult[];
+  counts: Partial<Record<OperationStatus | "total", number>>;
+  /** LLM curation only: why the model's output could not be used in full. */
+  error?: string | null;
+}
+
+export interface CurateTaskStarted {
+  task_id: string;
+}
+
+export type TaskState = "queued" | "running" | "done" | "failed";
+
+export interface Task {
+  id: string;
+  state: TaskState;
+  result: CurateResult | null;
+  error: string | null;
+}
+
+export type ReviewState = "pending" | "conflict" | "applied" | "approved" | "rejected";
+export type ReviewFilter = ReviewState | "open" | "all";
+
+/** A review. `reason` is the operation's one-line why (`why` in older bridges). */
+export interface Review {
+  id: string | number;
+  state: ReviewState;
+  type: string;
+  path: string;
+  author: string;
+  reason?: string | null;
+  why?: string | null;
+  impact?: string | null;
+  policy?: string | null;
+  created?: string;
+  base_hash?: string | null;
+  diff?: string;
+  operation?: Record<string, unknown>;
+  resolution?: string | null;
+  note?: string | null;
+}
+
+export interface Forecast {
+  text: string;
+  to: string | null;
+  to_status: string | null;
+  in_days: number | null;
+}
+
+export interface Lifecycle {
+  path: string;
+  importance: number;
+  recency: number;
+  maturity: string;
+  status: string | null;
+  managed?: boolean;
+  access_count?: number;
+  update_count?: number;
+  last_update: string | null;
+  last_access?: string | null;
+  stale?: boolean;
+  forecast: Forecast;
+}
+
+/** One event of `GET /v1/events`; `data` is the parsed JSON payload. */
+export interface BridgeEvent {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
