@@ -23,6 +23,7 @@ class ApiContext:
     services: dict[str, Any] = field(default_factory=dict)
 
 
-def get_context(request: Request) -> ApiContext:
+async def get_context(request: Request) -> ApiContext:
+    """Async on purpose: FastAPI runs sync dependencies in its thread pool, a hop per request."""
     ctx: ApiContext = request.app.state.ctx
     return ctx
