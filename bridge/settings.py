@@ -50,7 +50,9 @@ class Settings(BaseSettings):
         description="Index, state database and token; default: the user data dir per vault.",
     )
     host: str = Field(default="127.0.0.1", description="Address the API listens on.")
-    port: int = Field(default=27182, ge=1, le=65535, description="Port the API listens on.")
+    port: int = Field(
+        default=27182, ge=0, le=65535, description="Port the API listens on (0: any free port)."
+    )
     llm_model: str | None = Field(
         default=None, description="litellm model name; unset means no LLM."
     )

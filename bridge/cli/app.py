@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from bridge.settings import Settings, load_settings
@@ -47,8 +48,14 @@ def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 
 
 def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any) -> Settings:
-    """Settings with the command's flags on top of env and config file."""
-    return load_settings(vault=vault, state_dir=state_dir, **extra)
+    """Settings with the command's flags on top of env and config file; bad values exit 2."""
+    try:
+        return load_settings(vault=vault, state_dir=state_dir, **extra)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors()
+        )
+        raise fail(f"invalid setting ({problems}); see docs/configuration.md") from exc
 
 
 def open_store(settings: Settings) -> VaultStore:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import queue
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bridge.runtime import open_bridge
@@ -53,13 +55,22 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
 ) -> None:
     state = tmp_path / "state"
     command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
-    args = ["serve", "--vault", str(template_vault), "--state-dir", str(state)]
+    args = ["serve", "--vault", str(template_vault), "--state-dir", str(state), "--port", "0"]
     proc = subprocess.Popen(
         [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
         lines = _lines(proc)
         _wait_for(lines, "watching")
+        # The API is up, found through the discovery file, with the token from the state dir.
+        info = json.loads((state / "bridge.json").read_text())
+        assert info["host"] == "127.0.0.1" and info["pid"] == proc.pid and info["port"] > 0
+        token = (state / "token").read_text().strip()
+        assert (state / "token").stat().st_mode & 0o777 == 0o600
+        status = httpx.get(
+            f"{info['url']}/v1/status", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+        assert status.status_code == 200 and status.json()["watching"] is True
         with (template_vault / JWT).open("a", encoding="utf-8") as handle:
             handle.write("\nEdited while serve runs: axolotlish.\n")
         with StateDB.open(state) as db:
@@ -68,6 +79,7 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         _wait_for(lines, "Stopped.")
+        assert not (state / "bridge.json").exists()  # gone with the process
     finally:
         if proc.poll() is None:
             proc.kill()
