@@ -25,6 +25,7 @@ from bridge.core.entry import Note, Problem
 from bridge.core.paths import UnsafePathError
 from bridge.index.search_index import SearchIndex
 from bridge.state.lifecycle_store import LifecycleStore
+from bridge.state.provenance import AgentWrites
 from bridge.state.records import HUMAN
 from bridge.vault.journal import WriteJournal
 from bridge.vault.store import NoteError, NoteFile, VaultStore
@@ -111,6 +112,7 @@ class ChangeApplier:
         self.index = index
         self.lifecycle = lifecycle
         self.journal = journal
+        self.agent_writes = AgentWrites(lifecycle.db)
         self.clock = clock
         self.listener = listener
         self.stats = WatchStats()
@@ -304,6 +306,12 @@ class ChangeApplier:
     def _record(self, path: str, file: NoteFile, note: Note, now: datetime) -> None:
         """An update by a human, unless these are bytes the bridge wrote itself."""
         if self.journal is not None and self.journal.is_own(path, file.hash):
+            self.stats.own_writes += 1
+            return
+        # Trigger: bytes this process did not write, but an agent write logged in the state DB
+        # (a CLI `curate` or an MCP process next to `serve`). Why: the in-memory journal cannot
+        # see other processes. Outcome: indexed, but not recorded as a human edit.
+        if self.agent_writes.agent_of(path, file.data) is not None:
             self.stats.own_writes += 1
             return
         if not status_is_readable(note):

@@ -6,6 +6,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bridge.core.operations import parse_operations
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
 from bridge.state.lifecycle_store import LifecycleView
 from bridge.vault.store import content_hash
 from bridge.watch import AppliedChanges, LiveVault
@@ -247,3 +250,21 @@ def test_listeners_hear_what_each_batch_changed(template_vault: Path, tmp_path: 
         assert heard[-1].generation == live.bridge.index.generation
     finally:
         close_watched(live)
+
+
+def test_an_agent_write_from_another_process_is_not_a_human_edit(
+    live: LiveVault, template_vault: Path, tmp_path: Path
+) -> None:
+    """A CLI `curate` next to `serve`: its own store and journal, the same state database."""
+    other = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
+    try:
+        path = "engineering/auth/api_keys.md"
+        op = {"type": "ADD", "path": path, "title": "API keys", "narrative": "wombatish keys"}
+        result = other.executor.apply(parse_operations([op]), "agent:cli")
+        assert [r.status for r in result.results] == ["applied"]
+        wait_until(lambda: found(live.bridge, "wombatish") == [path])
+        assert live.wait_idle(10)
+        assert live.bridge.lifecycle.last_writer(path) == "agent:cli"
+        assert live.stats.human_updates == 0
+    finally:
+        other.close()
