@@ -47,6 +47,8 @@ class Bridge:
         return reconcile(self.store, self.index, progress)
 
     def close(self) -> None:
+        if isinstance(self.engine.lifecycle, StateLifecycle):
+            self.engine.lifecycle.flush()  # queued accesses are not lost on exit
         self.index.close()
         self.lifecycle.db.close()
 

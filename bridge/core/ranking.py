@@ -85,25 +85,27 @@ def block_scores(
     to or where this one came from, and should not outrank the knowledge itself.
     """
     b, w, e = _normalised(blocks), _normalised(windows), _normalised(entries)
+    window_weight, entry_weight = params.window_weight, params.entry_weight
+    memo: dict[BlockKey, float] = {}  # each block's first stage is needed up to three times
 
     def stage1(key: BlockKey) -> float:
-        score = (
-            b.get(key, 0.0)
-            + params.window_weight * w.get(key, 0.0)
-            + params.entry_weight * e.get(key[0], 0.0)
-        )
-        if key in speaker_blocks:
-            score *= params.speaker_boost
-        if key in relation_blocks:
-            score *= params.relations_block_weight
+        score = memo.get(key)
+        if score is None:
+            score = b.get(key, 0.0) + window_weight * w.get(key, 0.0)
+            score += entry_weight * e.get(key[0], 0.0)
+            if key in speaker_blocks:
+                score *= params.speaker_boost
+            if key in relation_blocks:
+                score *= params.relations_block_weight
+            memo[key] = score
         return score
 
-    candidates = set(b) | set(w)
+    neighbour_weight = params.neighbour_weight
     out: dict[BlockKey, float] = {}
-    for key in candidates:
+    for key in set(b) | set(w):
         nid, ord_ = key
         best_neighbour = max(stage1((nid, ord_ - 1)) if ord_ > 0 else 0.0, stage1((nid, ord_ + 1)))
-        out[key] = stage1(key) + params.neighbour_weight * best_neighbour
+        out[key] = stage1(key) + neighbour_weight * best_neighbour
     return out
 
 

@@ -10,33 +10,19 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol, assert_never
 
-from bridge.core.markdown import excerpt_text
-from bridge.core.ranking import (
-    NEUTRAL,
-    BlockKey,
-    LifecycleFacts,
-    RankingParams,
-    above_cutoff,
-    block_scores,
-    expand_relations,
-    fused_score,
-    normalised_relevance,
-    pack,
-)
-from bridge.core.relations import LinkResolver
 from bridge.core.text import normalise_query, word_count
-from bridge.core.tiers import Evidence, Route, TierParams, route
-from bridge.index.analysis import QueryTerms, analyze, query_terms
-from bridge.index.documents import IndexedBlock
-from bridge.index.manifest import NoteRecord
-from bridge.index.schema import FLAG_METADATA
+from bridge.core.tiers import Route, route
+from bridge.index.analysis import QueryTerms, query_terms
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import QueryCache
-from bridge.query.lifecycle import LifecycleProvider, NoteRef, StatusOnlyLifecycle
-from bridge.query.models import Excerpt, QueryResult, Source
+from bridge.query.lifecycle import LifecycleProvider, StatusOnlyLifecycle
+from bridge.query.models import QueryResult, Source
+from bridge.query.params import EngineParams
+from bridge.query.retrieval import Retrieval, Retriever
+
+__all__ = ["Answerer", "EngineParams", "QueryEngine", "Retrieval", "normalise_scope"]
 
 OOD_ANSWER = "Nothing in memory about this."
 LLM_FAILED_PREFIX = "The LLM could not answer"
@@ -54,31 +40,6 @@ class Answerer(Protocol):
     def one_call(self, query: str, sources: Sequence[Source]) -> str: ...
 
     def agentic(self, query: str, sources: Sequence[Source]) -> str: ...
-
-
-@dataclass(frozen=True)
-class EngineParams:
-    """Search sizes and defaults; the weights and thresholds live in their own params."""
-
-    entry_limit: int = 100
-    block_limit: int = 400
-    window_limit: int = 400
-    default_budget: int = 500
-    llm_budget_words: int = 1500
-    answer_words: int = 150
-    cache_size: int = 1024
-    fuzzy_threshold: float = 0.6
-    ranking: RankingParams = field(default_factory=RankingParams)
-    tiers: TierParams = field(default_factory=TierParams)
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """Ranked sources with their excerpts, and the evidence the tier decision needs."""
-
-    sources: list[Source]
-    evidence: Evidence
-    words: int
 
 
 def _utcnow() -> dt.datetime:
@@ -102,8 +63,7 @@ class QueryEngine:
         self.answerer = answerer
         self.clock = clock
         self.cache = QueryCache(self.params.cache_size, self.params.fuzzy_threshold)
-        self._resolver: tuple[int, LinkResolver] | None = None
-        self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+        self.retriever = Retriever(index, self.lifecycle, self.params, clock)
 
     # -- public ----------------------------------------------------------------------------
 
@@ -255,207 +215,8 @@ class QueryEngine:
     def retrieve(
         self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
     ) -> Retrieval:
-        """Block ranking, lifecycle fusion, relation expansion, cut-off and budget packing."""
-        p, rp = self.params, self.params.ranking
-        if terms.empty:
-            return Retrieval([], self._evidence(terms, [], scope), 0)
-        entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        block_hits = self.index.search_blocks(terms, p.block_limit, scope=scope)
-        window_hits = self.index.search_windows(terms, p.window_limit, scope)
-        entries = {h.nid: h.score for h in entry_hits}
-        blocks = {(h.nid, h.ord): h.score for h in block_hits}
-        windows = {(h.nid, h.ord): h.score for h in window_hits}
-        speaker_blocks: set[BlockKey] = set()
-        speaker = self._named_speaker(terms)
-        if speaker is not None:
-            speaker_blocks = {
-                (h.nid, h.ord)
-                for h in self.index.search_blocks(terms, p.block_limit, speaker, scope)
-            }
-        relation_blocks = {(h.nid, h.ord) for h in block_hits if h.flags & FLAG_METADATA}
-        combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
-
-        # Note-level relevance: the entry's BM25, else its best block's.
-        raw: dict[int, float] = dict(entries)
-        for (nid, _), score in blocks.items():
-            raw.setdefault(nid, 0.0)
-            if nid not in entries:
-                raw[nid] = max(raw[nid], score)
-        for nid, _ in combined:
-            raw.setdefault(nid, 0.0)
-        records = self.index.records(raw)
-        facts = self._facts(records)
-        note_score = {
-            nid: fused_score(normalised_relevance(s), facts.get(nid, NEUTRAL), rp)
-            for nid, s in raw.items()
-            if nid in records
-        }
-        # Cut-off on direct hits, then one hop along relations from the best of them.
-        kept = set(above_cutoff(note_score, rp.cutoff))
-        ranked = sorted(((n, note_score[n]) for n in kept), key=lambda kv: -kv[1])
-        referrer: dict[int, int] = {}
-        for joined in expand_relations(ranked, self._related(ranked, records, scope), rp):
-            note_score[joined.target] = max(note_score.get(joined.target, 0.0), joined.score)
-            referrer[joined.target] = joined.referrer
-            kept.add(joined.target)
-        missing = [nid for nid in referrer if nid not in records]
-        if missing:
-            records.update(self.index.records(missing))
-
-        # Block priority: the fused score with the block's own relevance (half for blocks of
-        # notes that only joined through a relation).
-        top_block = max(combined.values(), default=0.0)
-        priority: dict[BlockKey, float] = {}
-        for key, score in combined.items():
-            if key[0] in kept and top_block > 0:
-                value = fused_score(score / top_block, facts.get(key[0], NEUTRAL), rp)
-                priority[key] = value * (rp.relation_factor if key[0] in referrer else 1.0)
-        order = sorted(priority, key=lambda k: -priority[k])
-        chosen, texts = self._pack(order, budget)
-        sources = self._sources(chosen, texts, records, note_score, referrer)
-        listed = {s.path for s in sources}
-        for nid in sorted(referrer, key=lambda n: -note_score[n]):
-            rec = records.get(nid)
-            if rec is not None and rec.path not in listed:  # see-also, no excerpt words
-                sources.append(self._source(rec, [], note_score[nid], records.get(referrer[nid])))
-        sources = sources[:limit]
-        words = sum(word_count(b.text) for s in sources for b in s.blocks)
-        return Retrieval(sources, self._evidence(terms, entry_hits, scope), words)
-
-    def _pack(
-        self, order: list[BlockKey], budget: int
-    ) -> tuple[list[BlockKey], dict[BlockKey, IndexedBlock]]:
-        """Fetch block texts in priority order, a chunk at a time, until the budget is full."""
-        texts: dict[BlockKey, IndexedBlock] = {}
-        words: dict[BlockKey, int] = {}
-        chosen: list[BlockKey] = []
-        used = 0
-        for start in range(0, len(order), 64):
-            chunk = order[start : start + 64]
-            texts.update(self.index.blocks(chunk))
-            for key in chunk:
-                if key in texts:
-                    words[key] = word_count(excerpt_text(texts[key].text))
-            picked = pack(chunk, words, budget - used)
-            chosen += picked
-            used += sum(words[k] for k in picked)
-            if used >= budget or budget - used < 3:
-                break
-        return chosen, texts
-
-    def _sources(
-        self,
-        chosen: list[BlockKey],
-        texts: dict[BlockKey, IndexedBlock],
-        records: dict[int, NoteRecord],
-        note_score: dict[int, float],
-        referrer: dict[int, int],
-    ) -> list[Source]:
-        """Notes of the packed blocks, in order of their best block."""
-        by_note: dict[int, list[BlockKey]] = {}
-        for key in chosen:
-            by_note.setdefault(key[0], []).append(key)
-        sources = []
-        for nid, keys in by_note.items():
-            rec = records.get(nid)
-            if rec is None:
-                continue
-            excerpts = [
-                Excerpt(
-                    text=excerpt_text(texts[k].text),
-                    line=texts[k].line,
-                    block_id=texts[k].block_id,
-                    heading=texts[k].heading,
-                )
-                for k in keys  # best first: the first block is the best answer
-            ]
-            via = referrer.get(nid)
-            source_rec = records.get(via) if via is not None else None
-            sources.append(self._source(rec, excerpts, note_score.get(nid, 0.0), source_rec))
-        return sources
-
-    @staticmethod
-    def _source(
-        rec: NoteRecord, excerpts: list[Excerpt], score: float, referrer: NoteRecord | None
-    ) -> Source:
-        return Source(
-            path=rec.path,
-            title=rec.title,
-            status=rec.status,
-            score=round(score, 6),
-            excerpt="\n\n".join(e.text for e in excerpts),
-            via="relation" if referrer is not None else "search",
-            related_from=referrer.path if referrer is not None else None,
-            blocks=excerpts,
-        )
-
-    def _facts(self, records: dict[int, NoteRecord]) -> dict[int, LifecycleFacts]:
-        refs = [NoteRef(r.path, r.status, r.updated) for r in records.values()]
-        by_path = self.lifecycle.facts(refs, self.clock())
-        return {nid: by_path[r.path] for nid, r in records.items() if r.path in by_path}
-
-    def _related(
-        self, ranked: list[tuple[int, float]], records: dict[int, NoteRecord], scope: str | None
-    ) -> dict[int, list[int]]:
-        """Resolved outgoing links of the notes relation expansion looks at."""
-        resolver = self._link_resolver()
-        related: dict[int, list[int]] = {}
-        for nid, _ in ranked[: self.params.ranking.relation_sources]:
-            rec = records.get(nid)
-            if rec is None:
-                continue
-            targets = []
-            for target in rec.links:
-                path = resolver.resolve(target, rec.path)
-                if path is None or (scope is not None and not path.startswith(scope + "/")):
-                    continue
-                stamp = self.index.stamp(path)
-                if stamp is not None and stamp.nid != nid:
-                    targets.append(stamp.nid)
-            related[nid] = targets
-        return related
-
-    def _link_resolver(self) -> LinkResolver:
-        version = self.index.paths_version
-        if self._resolver is None or self._resolver[0] != version:
-            self._resolver = (version, LinkResolver(self.index.paths()))
-        return self._resolver[1]
-
-    def _named_speaker(self, terms: QueryTerms) -> str | None:
-        """The one transcript speaker the query names, if exactly one."""
-        speakers = self.index.speakers()
-        if not speakers:
-            return None
-        if self._speaker_terms is None or self._speaker_terms[0] != speakers:
-            self._speaker_terms = (speakers, {s: frozenset(analyze(s)) for s in speakers})
-        words = set(terms.words)
-        named = [s for s, toks in self._speaker_terms[1].items() if toks and toks <= words]
-        return named[0] if len(named) == 1 else None
-
-    def _evidence(
-        self, terms: QueryTerms, entry_hits: Sequence[object], scope: str | None
-    ) -> Evidence:
-        scores = [normalised_relevance(getattr(h, "score", 0.0)) for h in entry_hits]
-        top = scores[0] if scores else 0.0
-        second = scores[1] if len(scores) > 1 else 0.0
-        tp = self.params.tiers
-        entries = self.index.note_count()
-        all_found, unknown = True, 0
-        # The extra lookups only matter in the band where they can change the decision.
-        band = tp.ood_rel <= top < tp.ood_unknown_rel
-        if not terms.empty and entries >= tp.ood_min_entries and band:
-            all_found = self.index.all_terms_match(terms, scope)
-            unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))
-        return Evidence(
-            top_rel=top,
-            second_rel=second,
-            hits=len(scores),
-            entries_in_vault=entries,
-            all_terms_found=all_found,
-            unknown_long_terms=unknown,
-            long_terms=len(terms.long_words),
-            has_terms=not terms.empty,
-        )
+        """Ranked sources with excerpts under `budget` words (see `Retriever.retrieve`)."""
+        return self.retriever.retrieve(terms, budget, limit, scope)
 
 
 def normalise_scope(scope: str | None) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -77,17 +78,90 @@ class StatusOnlyLifecycle:
 
 
 class StateLifecycle:
-    """Lifecycle facts from the state database (importance decayed to now, access counts)."""
+    """Lifecycle facts from the state database, cached, with accesses written in batches.
 
-    def __init__(self, store: LifecycleStore) -> None:
+    Trigger: every query needs facts for hundreds of candidate notes and records an access for
+    each source. Why: computing 400 views and one SQLite write transaction per query cost more
+    than the search itself (10k entries: 5.5 ms and 0.2 ms of a query's 11 ms and 0.23 ms).
+    Outcome: facts are cached per note and dropped the moment the state database changes that
+    note (its change listener); entries also expire after `ttl_seconds`, which bounds what a
+    write by another process can leave stale. Accesses are queued and written together at most
+    `flush_seconds` later, and always before facts are read, so ranking never misses one.
+    """
+
+    def __init__(
+        self, store: LifecycleStore, ttl_seconds: float = 60.0, flush_seconds: float = 0.25
+    ) -> None:
         self.store = store
+        self.ttl = dt.timedelta(seconds=ttl_seconds)
+        self.flush_seconds = flush_seconds
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[dt.datetime, str | None, str | None, LifecycleFacts]] = {}
+        self._pending: list[tuple[dict[str, str | None], dt.datetime]] = []
+        self._timer: threading.Timer | None = None
+        self._from_status = StatusOnlyLifecycle(store.rules.mapping, store.rules.params)
+        store.add_listener(self._invalidate)
+
+    def _invalidate(self, paths: Sequence[str]) -> None:
+        with self._lock:
+            for path in paths:
+                self._cache.pop(path, None)
 
     def facts(self, notes: Sequence[NoteRef], now: dt.datetime) -> Mapping[str, LifecycleFacts]:
-        items = [(n.path, n.status, parse_time(n.updated)) for n in notes]
-        views = self.store.view_many(items, now)
-        return {
-            path: LifecycleFacts(v.importance, v.recency, v.maturity) for path, v in views.items()
-        }
+        self.flush()
+        out: dict[str, LifecycleFacts] = {}
+        missing: list[NoteRef] = []
+        with self._lock:
+            for note in notes:
+                hit = self._cache.get(note.path)
+                if (
+                    hit is not None
+                    and hit[1] == note.status
+                    and hit[2] == note.updated
+                    and hit[0] <= now < hit[0] + self.ttl
+                ):
+                    out[note.path] = hit[3]
+                else:
+                    missing.append(note)
+        if not missing:
+            return out
+        # Most notes of a big vault were never returned or written through the bridge: they
+        # have no record, and their facts follow from their status alone (what a record would
+        # start from), without building a full view.
+        tracked = self.store.tracked([n.path for n in missing])
+        items = [(n.path, n.status, parse_time(n.updated)) for n in missing if n.path in tracked]
+        views = self.store.view_many(items, now) if items else {}
+        untracked = self._from_status.facts([n for n in missing if n.path not in tracked], now)
+        with self._lock:
+            if len(self._cache) > 200_000:
+                self._cache.clear()  # bounded: a cache, not a copy of the state
+            for note in missing:
+                v = views.get(note.path)
+                facts = (
+                    LifecycleFacts(v.importance, v.recency, v.maturity)
+                    if v is not None
+                    else untracked[note.path]
+                )
+                out[note.path] = facts
+                self._cache[note.path] = (now, note.status, note.updated, facts)
+        return out
 
     def record_access(self, notes: Mapping[str, str | None], now: dt.datetime) -> None:
-        self.store.record_access(notes, now)
+        with self._lock:
+            self._pending.append((dict(notes), now))
+            if self._timer is None:
+                self._timer = threading.Timer(self.flush_seconds, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Write the queued accesses in one transaction (also called on close)."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        if pending:
+            with self.store.db.transaction():
+                for notes, now in pending:
+                    self.store.record_access(notes, now)

@@ -11,7 +11,7 @@ record starts in the right band and how a human's status edit is noticed.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -91,6 +91,18 @@ class LifecycleStore:
     ) -> None:
         self.db = db
         self.rules = Rules(mapping or StatusMapping(), params)
+        self._listeners: list[Callable[[Sequence[str]], None]] = []
+
+    def add_listener(self, listener: Callable[[Sequence[str]], None]) -> None:
+        """Call `listener(paths)` after every write that changes those notes' records.
+
+        Lets a cache of lifecycle facts (the query path's) drop exactly what changed.
+        """
+        self._listeners.append(listener)
+
+    def _changed(self, paths: Sequence[str]) -> None:
+        for listener in list(self._listeners):
+            listener(paths)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -120,6 +132,15 @@ class LifecycleStore:
         """Who last changed the note (`human` or `agent:<name>`), None when no update is known."""
         rows = self.db.query("SELECT last_writer FROM notes WHERE path = ?", (path,))
         return rows[0]["last_writer"] if rows else None
+
+    def tracked(self, paths: Sequence[str]) -> set[str]:
+        """Which of `paths` the state has a record for (one SELECT per 500 paths)."""
+        found: set[str] = set()
+        for chunk in _chunks(paths):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.query(f"SELECT path FROM notes WHERE path IN ({marks})", chunk)
+            found.update(row["path"] for row in rows)
+        return found
 
     def tracked_paths(self) -> set[str]:
         """Every path the state has a record for."""
@@ -192,6 +213,7 @@ class LifecycleStore:
                 changes += found
                 views[path] = self._view(record, status, updated, now, tracked=True)
             self._save(to_save, changes)
+        self._changed([r.path for r in to_save])  # after the commit: readers see the new rows
         return views
 
     def confirm_status(self, written: Mapping[str, str]) -> None:
@@ -201,6 +223,7 @@ class LifecycleStore:
                 "UPDATE notes SET known_status = ? WHERE path = ?",
                 [(status, path) for path, status in written.items()],
             )
+        self._changed(list(written))
 
     def move(self, old: str, new: str) -> None:
         """A note was renamed: its record and history follow it (replacing any at `new`)."""
@@ -212,6 +235,7 @@ class LifecycleStore:
             conn.execute("DELETE FROM notes WHERE path = ?", (new,))
             conn.execute("UPDATE notes SET path = ? WHERE path = ?", (new, old))
             conn.execute("UPDATE transitions SET path = ? WHERE path = ?", (new, old))
+        self._changed([old, new])
 
     def forget(self, path: str) -> None:
         """The note was deleted: drop its record (the transition log keeps its history)."""
@@ -219,8 +243,10 @@ class LifecycleStore:
 
     def forget_many(self, paths: Iterable[str]) -> None:
         """Drop the records of several deleted notes in one transaction."""
+        gone = list(paths)
         with self.db.transaction() as conn:
-            conn.executemany("DELETE FROM notes WHERE path = ?", [(p,) for p in paths])
+            conn.executemany("DELETE FROM notes WHERE path = ?", [(p,) for p in gone])
+        self._changed(gone)
 
     # -- decay runs --------------------------------------------------------------------------
 
@@ -293,6 +319,7 @@ class LifecycleStore:
                 to_save.append(record)
                 changes += found
             self._save(to_save, changes)
+        self._changed(list(notes))
 
     def _load(self, paths: Sequence[str]) -> dict[str, NoteRecord]:
         found: dict[str, NoteRecord] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,13 +67,43 @@ def test_an_edit_after_a_cached_query_is_visible_at_once(bridge: Bridge) -> None
     assert "12 h" in (after.answer or "") and "expire after 24 h" not in (after.answer or "")
 
 
+def accesses(bridge: Bridge, path: str) -> int:
+    return bridge.lifecycle.view(path, "core", None, bridge.engine.clock()).access_count
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.01)
+
+
 def test_every_source_counts_as_an_access(bridge: Bridge) -> None:
     result = bridge.engine.query("How long do JWT access tokens live?")
     path = result.sources[0].path
-    view = bridge.lifecycle.view(path, "core", None, bridge.engine.clock())
-    assert view.access_count == 1
+    # Accesses are written in batches, a fraction of a second later.
+    wait_for(lambda: accesses(bridge, path) == 1)
     bridge.engine.query("How long do JWT access tokens live?")  # a cache hit is an access too
-    assert bridge.lifecycle.view(path, "core", None, bridge.engine.clock()).access_count == 2
+    wait_for(lambda: accesses(bridge, path) == 2)
+    bridge.engine.query("How long do JWT access tokens live?")
+    bridge.close()  # closing writes what is still queued
+    from bridge.runtime import open_bridge
+
+    again = open_bridge(bridge.settings)
+    try:
+        assert accesses(again, path) == 3
+    finally:
+        again.close()
+
+
+def test_accesses_and_updates_change_the_ranking_at_once(bridge: Bridge) -> None:
+    first = bridge.engine.search("tokens refresh")
+    scores = {s.path: s.score for s in first.sources}
+    target = "engineering/auth/session_refresh.md"
+    for _ in range(10):
+        bridge.lifecycle.record_update(target, "stable", bridge.engine.clock(), "human")
+    second = bridge.engine.search("tokens refresh")
+    assert {s.path: s.score for s in second.sources}[target] > scores[target]
 
 
 def test_budget_is_never_exceeded_and_is_filled_with_whole_blocks(bridge: Bridge) -> None:

@@ -1,0 +1,24 @@
+"""The query engine's sizes and defaults, with the ranking and tier parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bridge.core.ranking import RankingParams
+from bridge.core.tiers import TierParams
+
+
+@dataclass(frozen=True)
+class EngineParams:
+    """Search sizes and defaults; the weights and thresholds live in their own params."""
+
+    entry_limit: int = 100
+    block_limit: int = 400
+    window_limit: int = 400
+    default_budget: int = 500
+    llm_budget_words: int = 1500
+    answer_words: int = 150
+    cache_size: int = 1024
+    fuzzy_threshold: float = 0.6
+    ranking: RankingParams = field(default_factory=RankingParams)
+    tiers: TierParams = field(default_factory=TierParams)
