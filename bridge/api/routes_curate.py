@@ -18,12 +18,11 @@ from bridge.curate.results import BatchResult
 from bridge.curate.reviews import ReviewError
 from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
-from bridge.state.reviews import OPEN_STATES, Review, ReviewState
+from bridge.state.reviews import Review, states_named
 
 router = APIRouter(prefix="/v1")
 Ctx = Annotated[ApiContext, Depends(get_context)]
 ReviewId = Annotated[int, PathParam(ge=1, le=2**62, description="The review's number")]
-ALL_STATES: tuple[ReviewState, ...] = ("pending", "conflict", "applied", "approved", "rejected")
 NO_LLM = (
     "no LLM is configured on this bridge: set VAULT_BRIDGE_LLM_MODEL (any litellm model, local "
     "Ollama included), or write the operations yourself (POST /v1/curate/prompt gives the "
@@ -132,14 +131,7 @@ def reviews(
     state: Annotated[StateFilter, Query(description="open = pending, conflict, applied")] = "open",
 ) -> list[dict[str, Any]]:
     """Reviews, newest first."""
-    states: tuple[ReviewState, ...]
-    if state == "open":
-        states = tuple(OPEN_STATES)
-    elif state == "all":
-        states = ALL_STATES
-    else:
-        states = (state,)
-    return [review_json(r) for r in ctx.bridge.reviews.list(states)]
+    return [review_json(r) for r in ctx.bridge.reviews.list(states_named(state))]
 
 
 def _review_call(ctx: ApiContext, action: str, review_id: int, reason: str = "") -> dict[str, Any]:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -42,7 +42,7 @@ from bridge.curate.reviews import (
 from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
 from bridge.runtime import Bridge
-from bridge.state.reviews import OPEN_STATES, REVIEW_STATES, Review, ReviewState
+from bridge.state.reviews import Review, states_named
 
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
@@ -194,13 +194,10 @@ def review_list(
     json_out: JsonOpt = False,
 ) -> None:
     """Reviews waiting for a decision (default: pending, conflict and applied)."""
-    states: tuple[ReviewState, ...] = OPEN_STATES
-    if state == "all":
-        states = REVIEW_STATES
-    elif state is not None:
-        if state not in get_args(ReviewState):
-            raise fail(f"unknown state `{state}`; use {', '.join(REVIEW_STATES)} or all")
-        states = (state,)  # type: ignore[assignment]
+    try:
+        states = states_named(state)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
     with _bridge(vault, state_dir, True) as bridge:
         reviews = bridge.reviews.list(states)
     if json_out:

@@ -224,17 +224,13 @@ class LocalBackend:
         return {"prompt": made.text(), "schema": made.schema}
 
     def reviews(self, state: str) -> list[dict[str, Any]]:
-        from bridge.api.routes_curate import ALL_STATES, review_json
-        from bridge.state.reviews import OPEN_STATES
+        from bridge.api.routes_curate import review_json
+        from bridge.state.reviews import states_named
 
-        if state == "open":
-            states = tuple(OPEN_STATES)
-        elif state == "all":
-            states = ALL_STATES
-        elif state in ALL_STATES:
-            states = (state,)
-        else:
-            raise BackendError(f"state must be open, all or one of {', '.join(ALL_STATES)}")
+        try:
+            states = states_named(state)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from exc
         return [review_json(r) for r in self.bridge.reviews.list(states)]
 
     def close(self) -> None:

@@ -23,6 +23,21 @@ REVIEW_STATES: tuple[ReviewState, ...] = ("pending", "approved", "rejected", "co
 OPEN_STATES: tuple[ReviewState, ...] = ("pending", "conflict", "applied")
 
 
+def states_named(name: str | None) -> tuple[ReviewState, ...]:
+    """A state filter as users spell it: `open` (the default), `all`, or one state name.
+
+    Raises `ValueError` naming the accepted words, for the CLI, the API and MCP alike.
+    """
+    if name is None or name == "open":
+        return OPEN_STATES
+    if name == "all":
+        return REVIEW_STATES
+    for state in REVIEW_STATES:
+        if name == state:
+            return (state,)
+    raise ValueError(f"unknown state `{name}`; use open, all, or one of {', '.join(REVIEW_STATES)}")
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """One file an applied operation changed: its bytes before and the hash it left behind.

@@ -140,3 +140,13 @@ def test_threads_share_one_connection_safely(tmp_path: Path) -> None:
             thread.join(timeout=30)
         assert errors == []
         assert db.query("SELECT COUNT(*) FROM decay_runs")[0][0] == 200
+
+
+def test_review_state_filters_are_named_one_way() -> None:
+    from bridge.state.reviews import OPEN_STATES, REVIEW_STATES, states_named
+
+    assert states_named(None) == states_named("open") == OPEN_STATES
+    assert set(states_named("all")) == set(REVIEW_STATES)
+    assert states_named("conflict") == ("conflict",)
+    with pytest.raises(ValueError, match="use open, all, or one of"):
+        states_named("closed")
