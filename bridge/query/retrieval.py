@@ -130,7 +130,7 @@ class Retriever:
                 if found is not None:
                     priority[key] = found[0] * score + found[1]
         order = sorted(priority, key=lambda k: -priority[k])
-        chosen, texts = self._pack(order, budget)
+        chosen, texts, counts = self._pack(order, budget)
         sources = self._sources(chosen, texts, records, note_score, referrer)
         listed = {s.path for s in sources}
         for nid in sorted(referrer, key=lambda n: -note_score[n]):
@@ -138,12 +138,14 @@ class Retriever:
             if rec is not None and rec.path not in listed:  # see-also, no excerpt words
                 sources.append(self._source(rec, [], note_score[nid], records.get(referrer[nid])))
         sources = sources[:limit]
-        words = sum(word_count(b.text) for s in sources for b in s.blocks)
+        # The word counts packing made, for the sources `limit` kept.
+        shown = {s.path for s in sources}
+        words = sum(counts[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
         return Retrieval(sources, self._evidence(terms, entry_hits, scope), words)
 
     def _pack(
         self, order: list[BlockKey], budget: int
-    ) -> tuple[list[BlockKey], dict[BlockKey, IndexedBlock]]:
+    ) -> tuple[list[BlockKey], dict[BlockKey, IndexedBlock], dict[BlockKey, int]]:
         """Fetch block texts in priority order, a chunk at a time, until the budget is full."""
         texts: dict[BlockKey, IndexedBlock] = {}
         words: dict[BlockKey, int] = {}
@@ -160,7 +162,7 @@ class Retriever:
             used += sum(words[k] for k in picked)
             if used >= budget or budget - used < 3:
                 break
-        return chosen, texts
+        return chosen, texts, words
 
     def _sources(
         self,
