@@ -367,6 +367,11 @@ class SearchIndex:
         query = self._filtered(tantivy.Query.boolean_query(musts), folder=scope)
         return bool(self._searcher.search(query, 1, count=False).hits)
 
+    def doc_frequency(self, term: str) -> int:
+        """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
+        searcher = self._searcher
+        return max(searcher.doc_freq(field, term) for field in (*ENTRY_FIELDS, ENTRY_CJK))
+
     def term_exists(self, term: str) -> bool:
         """True when any note contains the (analysed) term."""
         searcher = self._searcher

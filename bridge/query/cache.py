@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bridge.core.text import jaccard
@@ -54,9 +55,17 @@ class QueryCache:
             return entry.result
 
     def fuzzy(
-        self, tokens: frozenset[str], options_prefix: str, generation: int
+        self,
+        tokens: frozenset[str],
+        options_prefix: str,
+        generation: int,
+        compatible: Callable[[frozenset[str]], bool] | None = None,
     ) -> QueryResult | None:
-        """The most similar cached answer (Jaccard >= threshold, both sides >= 2 tokens)."""
+        """The most similar cached answer (Jaccard >= threshold, both sides >= 2 tokens).
+
+        `compatible(differing_tokens)` may veto a candidate: the engine refuses one whose
+        differing words would change what the index finds.
+        """
         if len(tokens) < 2:
             return None
         best: tuple[float, str] | None = None
@@ -67,7 +76,9 @@ class QueryCache:
                 if not key.startswith(options_prefix):
                     continue
                 score = jaccard(tokens, entry.tokens)
-                if score >= self.fuzzy_threshold and (best is None or score > best[0]):
+                if score < self.fuzzy_threshold or (best is not None and score <= best[0]):
+                    continue
+                if compatible is None or compatible(tokens ^ entry.tokens):
                     best = (score, key)
             if best is None:
                 return None

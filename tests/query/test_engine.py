@@ -260,3 +260,14 @@ def test_searching_never_writes_a_note(bridge: Bridge, template_vault: Path) -> 
         bridge.engine.search(text)
     assert snapshot(template_vault) == before
     assert isinstance(bridge.store, VaultStore)
+
+
+def test_fuzzy_cache_never_answers_a_question_about_something_else(big_bridge: Bridge) -> None:
+    engine = big_bridge.engine
+    first = engine.query("replication lag postgres primary")
+    assert first.tier == 2 and first.sources[0].path.startswith("databases/postgres/")
+    other = engine.query("replication lag redis primary")  # Jaccard 0.6, another subject
+    assert other.tier == 2
+    assert any(s.path.startswith("databases/redis/") for s in other.sources)
+    padded = engine.query("replication lag postgres primary zorblaxian")  # unknown extra word
+    assert padded.tier == 1 and padded.sources == first.sources
