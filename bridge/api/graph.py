@@ -39,7 +39,7 @@ class GraphCache:
             if self._snapshot is not None and self._snapshot.generation == generation:
                 return self._snapshot
             records = {r.path: r for r in self.index.manifest.all()}
-            resolver = LinkResolver(records)
+            resolver = self.index.link_resolver()
             edges: list[tuple[str, str]] = []
             backlinks: dict[str, list[str]] = {}
             unresolved = 0

@@ -6,11 +6,9 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
 from rich.table import Table
 
@@ -33,13 +31,6 @@ from bridge.settings import Settings
 from bridge.state.db import StateDBError
 from bridge.state.lifecycle_store import LifecycleStore, LifecycleView, open_lifecycle
 from bridge.vault.store import NoteError
-
-
-def _settings(vault: Path | None, state_dir: Path | None) -> Settings:
-    try:
-        return settings_for(vault, state_dir)
-    except ValidationError as exc:
-        raise fail(f"invalid settings: {exc}") from exc
 
 
 @contextmanager
@@ -99,7 +90,7 @@ def _print_report(report: DecayReport) -> None:
 @app.command()
 def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False) -> None:
     """Run the decay job now: write `status` where maturity changed; list stale notes."""
-    settings = _settings(vault, state_dir)
+    settings = settings_for(vault, state_dir)
     store = open_store(settings)
     with _lifecycle(settings) as lifecycle:
         report = run_decay(store, lifecycle, datetime.now(UTC))
@@ -175,7 +166,7 @@ def lifecycle(
     json_out: JsonOpt = False,
 ) -> None:
     """Explain one note's importance, recency, maturity and next transition."""
-    settings = _settings(vault, state_dir)
+    settings = settings_for(vault, state_dir)
     store = open_store(settings)
     try:
         rel = normalise_note_path(path)

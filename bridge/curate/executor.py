@@ -28,7 +28,7 @@ from bridge.index.sync import index_file
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
-from bridge.state.reviews import ReviewStore, Snapshot
+from bridge.state.reviews import Review, ReviewState, ReviewStore, Snapshot
 from bridge.vault.store import NoteError, VaultStore, content_hash
 
 log = logging.getLogger(__name__)
@@ -135,15 +135,7 @@ class CurationExecutor:
         decision, why = decide(self.policy, self.facts(plan))
         notes = "".join(f"; note: {n}" for n in plan.notes)
         if decision == "review":
-            review = self.reviews.add(
-                state="pending",
-                operation=op.model_dump(mode="json"),
-                author=author,
-                bases=plan.bases,
-                diff=plan_diff(plan),
-                why=why,
-                now=now,
-            )
+            review = self._add_review("pending", plan, author, why, now)
             message = f"waiting for review {review.id}: {why}{notes}"
             return OpResult(position, op.type, op.path, "pending_review", message, review.id)
         try:
@@ -152,20 +144,32 @@ class CurationExecutor:
             return OpResult(position, op.type, op.path, "failed", f"write failed: {exc}")
         review_id = None
         if decision == "apply_listed":
-            review = self.reviews.add(
-                state="applied",
-                operation=op.model_dump(mode="json"),
-                author=author,
-                bases=plan.bases,
-                diff=plan_diff(plan),
-                why=why,
-                now=now,
-                snapshots=snapshots,
-            )
+            review = self._add_review("applied", plan, author, why, now, snapshots)
             review_id = review.id
             notes = f"; listed as review {review.id} (reject it to undo){notes}"
         return OpResult(
             position, op.type, op.path, "applied", f"{plan.type} done{notes}", review_id
+        )
+
+    def _add_review(
+        self,
+        state: ReviewState,
+        plan: Plan,
+        author: str,
+        why: str,
+        now: dt.datetime,
+        snapshots: Sequence[Snapshot] = (),
+    ) -> Review:
+        """Record a plan's review: waiting (`pending`) or applied at once (`applied`)."""
+        return self.reviews.add(
+            state=state,
+            operation=plan.op.model_dump(mode="json"),
+            author=author,
+            bases=plan.bases,
+            diff=plan_diff(plan),
+            why=why,
+            now=now,
+            snapshots=snapshots,
         )
 
     def facts(self, plan: Plan) -> Facts:

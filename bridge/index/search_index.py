@@ -18,6 +18,7 @@ from pathlib import Path
 import tantivy
 
 from bridge.core.entry import Note
+from bridge.core.relations import LinkResolver
 from bridge.index import analysis
 from bridge.index.analysis import QueryTerms
 from bridge.index.documents import IndexedBlock, build_documents, note_blocks, participants_of
@@ -98,6 +99,7 @@ class SearchIndex:
         self._speakers = self._load_speakers()
         self._searcher = self.index.searcher()
         self._listeners: list[Callable[[int, list[str]], None]] = []
+        self._resolver: tuple[int, LinkResolver] | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -163,6 +165,19 @@ class SearchIndex:
         """Manifest records of the given notes as of the last commit (unknown ids left out)."""
         known = self._records
         return {nid: known[nid] for nid in nids if nid in known}
+
+    def link_resolver(self) -> LinkResolver:
+        """A resolver over the indexed note paths, rebuilt only when the set of paths changes.
+
+        Shared by ranking (relation expansion), the API, MCP and the LLM tools, so none of them
+        pays O(notes) per call on a large vault.
+        """
+        version = self.paths_version
+        cached = self._resolver
+        if cached is None or cached[0] != version:
+            cached = (version, LinkResolver(self.paths()))
+            self._resolver = cached
+        return cached[1]
 
     def speakers(self) -> frozenset[str]:
         """Every transcript speaker in the vault (lower case), for the speaker boost."""

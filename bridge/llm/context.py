@@ -112,7 +112,7 @@ def related_entries(
     """
     terms = query_terms(normalise_query(content[:QUERY_CHARS]))
     found = engine.retrieve(terms, budget=200, limit=limit)
-    resolver = LinkResolver(engine.index.paths())
+    resolver = engine.index.link_resolver()
     out = []
     for source in found.sources[:limit]:
         entry = present_entry(store, source.path, resolver)

@@ -60,7 +60,7 @@ class MemoryTools:
         self.store = store
 
     def resolver(self) -> LinkResolver:
-        return LinkResolver(self.engine.index.paths())
+        return self.engine.index.link_resolver()
 
     def call(self, call: ToolCall) -> str:
         """Run one tool call and return its text result."""

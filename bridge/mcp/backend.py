@@ -177,7 +177,6 @@ class LocalBackend:
         return result.model_dump(mode="json")
 
     def read(self, path: str) -> dict[str, Any]:
-        from bridge.core.relations import LinkResolver
         from bridge.vault.store import NoteError
 
         try:
@@ -185,7 +184,7 @@ class LocalBackend:
         except (UnsafePathError, NoteError) as exc:
             raise BackendError(str(exc)) from exc
         note = file.parse()
-        resolver = LinkResolver(self.bridge.index.paths())
+        resolver = self.bridge.index.link_resolver()
         relations = [
             {
                 "target": link.target,

@@ -23,7 +23,6 @@ from bridge.core.ranking import (
     normalised_relevance,
     pack,
 )
-from bridge.core.relations import LinkResolver
 from bridge.core.text import word_count
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
@@ -59,7 +58,6 @@ class Retriever:
         self.lifecycle = lifecycle
         self.params = params
         self.clock = clock
-        self._resolver: tuple[int, LinkResolver] | None = None
         self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
 
     def retrieve(
@@ -219,7 +217,7 @@ class Retriever:
         self, ranked: list[tuple[int, float]], records: dict[int, NoteRecord], scope: str | None
     ) -> dict[int, list[int]]:
         """Resolved outgoing links of the notes relation expansion looks at."""
-        resolver = self._link_resolver()
+        resolver = self.index.link_resolver()
         related: dict[int, list[int]] = {}
         for nid, _ in ranked[: self.params.ranking.relation_sources]:
             rec = records.get(nid)
@@ -235,12 +233,6 @@ class Retriever:
                     targets.append(stamp.nid)
             related[nid] = targets
         return related
-
-    def _link_resolver(self) -> LinkResolver:
-        version = self.index.paths_version
-        if self._resolver is None or self._resolver[0] != version:
-            self._resolver = (version, LinkResolver(self.index.paths()))
-        return self._resolver[1]
 
     def _named_speaker(self, terms: QueryTerms) -> str | None:
         """The one transcript speaker the query names, if exactly one."""
