@@ -1,12 +1,21 @@
 """LoCoMo evidence recall: the bridge's tiered query engine against a per-turn BM25 baseline.
 
-    python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--json]
+    python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--deployed] [--json]
 
 Every conversation is imported into a fresh vault (`vault-bridge import`'s code path) and
-every question of categories 1-4 is asked through the query engine at each word budget. The
-engine reads lifecycle facts from the notes but records no accesses, so every question meets the
-same vault state: otherwise the +3 importance per returned source would make each result depend
-on the questions asked before it.
+every question of categories 1-4 is asked through the query engine at each word budget.
+
+Lab: the engine reads lifecycle facts from the notes (status, `updated`) and records no uses, so
+every question meets the same vault state: retrieval alone.
+
+`--deployed` adds the product as it runs: the default engine of `open_bridge` (state database,
+uses credited as the product credits them, caches on), every question asked once in dataset
+order, and the client opening the first source of each answer (as a person clicks the top
+result or an agent calls `memory_read` with the answer's `query_id`). Then three passes over the
+same state, with the daily decay job run between passes (it writes the maturity changes the
+uses earned, which re-indexes those notes); recall is that of the third pass. Each budget runs
+on its own fresh vault. `tier1_mismatches` counts tier-1 (fuzzy cache) answers whose sources
+differ from a fresh uncached search of the same question.
 Recall of a question = the share of its evidence turns whose full text appears in the returned
 excerpts; every returned excerpt word counts against the budget. The baseline is a plain
 tantivy index with one document per turn ("speaker: text"), the raw question as the query, and
@@ -16,6 +25,7 @@ the ranked turns cut at the budget.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import re
 import statistics
@@ -26,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tantivy
 from rich.console import Console
@@ -35,6 +46,7 @@ from bridge.importer.service import import_transcripts
 from bridge.importer.transcript import parse_transcripts
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
+from bridge.query.models import QueryResult
 from bridge.runtime import open_bridge
 from bridge.settings import Settings
 
@@ -66,7 +78,7 @@ def clean_evidence(raw: Iterable[str], turns: dict[str, str]) -> tuple[str, ...]
     return tuple(ids)
 
 
-def load(path: Path) -> tuple[list[dict[str, object]], dict[tuple[str, str], str], list[Question]]:
+def load(path: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str], list[Question]]:
     data = json.loads(path.read_text())
     transcripts = parse_transcripts(data)
     texts: dict[tuple[str, str], str] = {}
@@ -99,7 +111,7 @@ def recall(q: Question, excerpts: str, texts: dict[tuple[str, str], str]) -> flo
 
 def run_bridge(
     data: object, texts: dict[tuple[str, str], str], questions: list[Question]
-) -> dict[str, object]:
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         vault, state = Path(tmp) / "vault", Path(tmp) / "state"
         vault.mkdir()
@@ -123,7 +135,59 @@ def run_bridge(
     return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
 
 
-def run_baseline(texts: dict[tuple[str, str], str], questions: list[Question]) -> dict[str, object]:
+def run_deployed(
+    data: object, texts: dict[tuple[str, str], str], questions: list[Question], passes: int
+) -> dict[str, Any]:
+    """Recall of the last of `passes` passes through the product's own engine (see module doc)."""
+    scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    tiers: dict[str, int] = defaultdict(int)
+    mismatches = tier1 = 0
+    latencies: list[float] = []
+    for budget in BUDGETS:
+        with tempfile.TemporaryDirectory() as tmp:
+            vault, state = Path(tmp) / "vault", Path(tmp) / "state"
+            vault.mkdir()
+            bridge = open_bridge(Settings(vault=vault, state_dir=state))
+            import_transcripts(bridge.store, data)
+            bridge.sync()
+            engine = bridge.engine
+            for number in range(1, passes + 1):
+                if number > 1:
+                    bridge.decay(dt.datetime.now(dt.UTC))  # the daily job between passes
+                for q in questions:
+                    scope = f"conversations/{q.conversation}"
+                    start = time.perf_counter()
+                    result = engine.query(q.text, budget_words=budget, limit=100, scope=scope)
+                    latencies.append((time.perf_counter() - start) * 1000)
+                    if result.tier == 1:
+                        tier1 += 1
+                        fresh = engine.search(q.text, budget_words=budget, limit=100, scope=scope)
+                        if [s.path for s in fresh.sources] != [s.path for s in result.sources]:
+                            mismatches += 1
+                    if result.sources:  # the client opens the top result
+                        engine.use(result.query_id, result.sources[0].path)
+                    if number == passes:
+                        tiers[_tier_label(result)] += 1
+                        excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
+                        scores[budget].append((q.category, recall(q, excerpts, texts)))
+            bridge.close()
+    return _summarise(scores) | {
+        "latency_ms": _percentiles(latencies),
+        "tiers": dict(sorted(tiers.items())),
+        "tier1_answers": tier1,
+        "tier1_mismatches": mismatches,
+    }
+
+
+def _tier_label(result: QueryResult) -> str:
+    if result.ood:
+        return "ood"
+    if result.tier >= 3 and result.answer is None:
+        return f"{result.tier} (excerpts, no LLM)"
+    return str(result.tier)
+
+
+def run_baseline(texts: dict[tuple[str, str], str], questions: list[Question]) -> dict[str, Any]:
     schema_builder = tantivy.SchemaBuilder()
     schema_builder.add_text_field("text", stored=True, tokenizer_name="en_stem")
     schema_builder.add_text_field("conv", stored=True, tokenizer_name="raw")
@@ -165,7 +229,7 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
 
 
-def _summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, object]:
+def _summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, Any]:
     overall = {str(b): round(100 * statistics.fmean(r for _, r in scores[b]), 1) for b in BUDGETS}
     per: dict[str, dict[str, float]] = {}
     for category, name in CATEGORIES.items():
@@ -182,11 +246,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--deployed",
+        action="store_true",
+        help="also run the product's default engine with uses recorded: once and three passes",
+    )
     args = parser.parse_args(argv)
     data, texts, questions = load(args.data)
     ours = run_bridge(data, texts, questions)
     base = run_baseline(texts, questions)
-    result = {"questions": len(questions), **ours, "baseline": base}
+    result: dict[str, Any] = {"questions": len(questions), **ours, "baseline": base}
+    engines: list[tuple[str, dict[str, Any]]] = [("vault-bridge (lab)", ours)]
+    if args.deployed:
+        once = run_deployed(data, texts, questions, 1)
+        three = run_deployed(data, texts, questions, 3)
+        result["deployed"] = once
+        result["deployed_3pass"] = three
+        result["tier1_mismatches"] = int(once["tier1_mismatches"]) + int(three["tier1_mismatches"])
+        engines += [("vault-bridge deployed", once), ("deployed, 3rd pass", three)]
+    engines.append(("tantivy per turn", base))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -195,15 +273,21 @@ def main(argv: list[str] | None = None) -> int:
     table.add_column("slice")
     for b in BUDGETS:
         table.add_column(f"@{b} words", justify="right")
-    for label, res in (("vault-bridge", ours), ("tantivy per turn", base)):
+    for label, res in engines:
         rows = [("overall", res["recall_at_words"])]
-        rows += list(res["per_category"].items())  # type: ignore[union-attr]
+        rows += list(res["per_category"].items())
         for slice_name, values in rows:
             table.add_row(label, slice_name, *(f"{values[str(b)]:.1f}" for b in BUDGETS))
     Console().print(table)
+    for label, res in engines[1:-1]:
+        Console().print(
+            f"{label}: tiers {res['tiers']}, tier-1 answers {res['tier1_answers']}, "
+            f"tier-1 mismatches {res['tier1_mismatches']}, "
+            f"latency p50 {res['latency_ms']['p50']} ms"
+        )
     Console().print(
-        f"query latency: vault-bridge p50 {ours['latency_ms']['p50']} ms, "  # type: ignore[index]
-        f"p95 {ours['latency_ms']['p95']} ms; baseline p50 {base['latency_ms']['p50']} ms"  # type: ignore[index]
+        f"query latency: vault-bridge p50 {ours['latency_ms']['p50']} ms, "
+        f"p95 {ours['latency_ms']['p95']} ms; baseline p50 {base['latency_ms']['p50']} ms"
     )
     return 0
 

@@ -6,10 +6,12 @@ here and nowhere else, so every entry point gets the same behaviour.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from typing import Any
 
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
@@ -104,19 +106,19 @@ class Bridge:
 
 
 def engine_params(settings: Settings) -> EngineParams:
-    """Ranking weights and tier thresholds from the settings."""
-    ranking = RankingParams(
-        relevance_weight=settings.rank_relevance_weight,
-        importance_weight=settings.rank_importance_weight,
-        recency_weight=settings.rank_recency_weight,
-        maturity_multiplier={
-            Maturity.CORE: settings.rank_core_multiplier,
-            Maturity.VALIDATED: settings.rank_validated_multiplier,
-            Maturity.DRAFT: settings.rank_draft_multiplier,
-        },
-        cutoff=settings.rank_cutoff,
-        relation_factor=settings.rank_relation_factor,
-    )
+    """Ranking weights, tier thresholds and search sizes from the settings."""
+    prefix = "rank_"
+    fields = {f.name for f in dataclasses.fields(RankingParams)}
+    values: dict[str, Any] = {
+        name.removeprefix(prefix): getattr(settings, name)
+        for name in type(settings).model_fields
+        if name.startswith(prefix) and name.removeprefix(prefix) in fields
+    }
+    values["maturity_value"] = {
+        Maturity.CORE: settings.rank_core_value,
+        Maturity.VALIDATED: settings.rank_validated_value,
+        Maturity.DRAFT: settings.rank_draft_value,
+    }
     tiers = TierParams(
         direct_min=settings.tier_direct_min,
         direct_sure=settings.tier_direct_sure,
@@ -125,11 +127,16 @@ def engine_params(settings: Settings) -> EngineParams:
         ood_min_entries=settings.ood_min_entries,
         ood_rel=settings.ood_min_relevance,
         ood_unknown_rel=settings.ood_unknown_relevance,
+        ood_unknown_share=settings.ood_unknown_share,
     )
     return EngineParams(
+        entry_limit=settings.query_entry_limit,
+        block_limit=settings.query_block_limit,
+        window_limit=settings.query_window_limit,
         default_budget=settings.query_budget_words,
         llm_budget_words=settings.query_llm_budget_words,
-        ranking=ranking,
+        answer_words=settings.query_answer_words,
+        ranking=RankingParams(**values),
         tiers=tiers,
         cache_size=settings.cache_size,
         fuzzy_threshold=settings.cache_fuzzy_jaccard,

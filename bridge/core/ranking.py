@@ -1,4 +1,4 @@
-"""Ranking (DESIGN section 3): block scores, the fused lifecycle score, packing, cut-off.
+"""Ranking (DESIGN section 3): block scores, the bounded lifecycle factor, packing, cut-off.
 
 Pure functions over plain numbers. The query engine feeds them BM25 hits from the index and
 lifecycle facts from the state database; nothing here knows where those come from.
@@ -18,13 +18,20 @@ BlockKey = tuple[int, int]  # (note id, block ordinal)
 
 @dataclass(frozen=True)
 class RankingParams:
-    """Weights of DESIGN section 3; each one is a setting."""
+    """Weights of DESIGN section 3; each one is a setting (docs/configuration.md).
 
-    relevance_weight: float = 0.6
-    importance_weight: float = 0.2
-    recency_weight: float = 0.2
-    maturity_multiplier: Mapping[Maturity, float] = field(
-        default_factory=lambda: {Maturity.CORE: 1.15, Maturity.VALIDATED: 1.0, Maturity.DRAFT: 0.85}
+    The lifecycle weights say how importance, recency and maturity make up the lifecycle value
+    `L` in [0, 1]; `lifecycle_strength` (lambda) bounds what `L` can do to a score:
+    `score x (1 + lambda x (L - 0.5))`, a factor within 1 +- lambda/2.
+    """
+
+    importance_weight: float = 0.25
+    recency_weight: float = 0.5
+    maturity_weight: float = 0.25
+    lifecycle_strength: float = 0.05
+    relevance_scale: float = 2.0
+    maturity_value: Mapping[Maturity, float] = field(
+        default_factory=lambda: {Maturity.CORE: 1.0, Maturity.VALIDATED: 0.5, Maturity.DRAFT: 0.0}
     )
     window_weight: float = 0.4
     entry_weight: float = 0.5
@@ -48,19 +55,45 @@ class LifecycleFacts:
 NEUTRAL = LifecycleFacts(50.0, 0.5, Maturity.VALIDATED)
 
 
-def normalised_relevance(score: float) -> float:
-    """BM25 `s` mapped to [0, 1) as `s / (1 + s)`: comparable across queries for thresholds."""
-    return score / (1.0 + score) if score > 0 else 0.0
+def normalised_relevance(score: float, scale: float = 1.0) -> float:
+    """BM25 `s` mapped to [0, 1) as `s / (scale + s)`: comparable across queries for thresholds.
+
+    DESIGN writes `s / (1 + s)`. An entry's BM25 sums each term over five boosted fields
+    (title x3, path x1.5, tags x2, summary x2, body x1), so a word in a note's title and body
+    scores about twice what one field gives; with `scale` 1 a one-word query ("team") matching
+    several notes looked as sure as a full question. `relevance_scale` (default 2) is the
+    measured correction (docs/query.md, "Confidence").
+    """
+    return score / (scale + score) if score > 0 else 0.0
 
 
-def fused_score(rel: float, facts: LifecycleFacts, params: RankingParams) -> float:
-    """`(0.6 rel + 0.2 importance/100 + 0.2 recency) * maturity multiplier`."""
-    base = (
-        params.relevance_weight * rel
-        + params.importance_weight * facts.importance / 100.0
-        + params.recency_weight * facts.recency
+def lifecycle_value(facts: LifecycleFacts, params: RankingParams) -> float:
+    """`L` in [0, 1]: the weighted mean of importance/100, recency and the maturity's value."""
+    total = params.importance_weight + params.recency_weight + params.maturity_weight
+    if total <= 0:
+        return 0.5
+    importance = min(max(facts.importance / 100.0, 0.0), 1.0)
+    recency = min(max(facts.recency, 0.0), 1.0)
+    maturity = params.maturity_value.get(facts.maturity, 0.0)
+    weighted = (
+        params.importance_weight * importance
+        + params.recency_weight * recency
+        + params.maturity_weight * maturity
     )
-    return base * params.maturity_multiplier.get(facts.maturity, 1.0)
+    return weighted / total
+
+
+def lifecycle_factor(facts: LifecycleFacts, params: RankingParams) -> float:
+    """`1 + lambda x (L - 0.5)`: the one multiplier the lifecycle applies to a note's scores.
+
+    Trigger: ByteRover's `(0.6 rel + 0.2 imp + 0.2 rec) x maturity` let a popular note outrank
+    a clearly better match, which then gained more use (LoCoMo @500 fell from 76.7 to 50.2).
+    Why bounded: the factor stays within 1 +- lambda/2, so two results swap only when their
+    relevance differs by less than about lambda (5% by default); the lifecycle orders
+    near-equals (an old and a newer note of the same fact) and never outranks relevance.
+    Outcome: applied once per note, to every score of that note, never compounded.
+    """
+    return 1.0 + params.lifecycle_strength * (lifecycle_value(facts, params) - 0.5)
 
 
 def _normalised(scores: Mapping[K, float]) -> dict[K, float]:
@@ -80,12 +113,19 @@ def block_scores(
 
     Each of the three searches is normalised by its own top score first. Candidates are the
     blocks found by the block or window search; a neighbour that was not found itself still
-    lends its window and entry parts. A named speaker's own turns are boosted (x1.6).
-    Blocks of a Relations or Raw Concept section count half: they describe the note they link
-    to or where this one came from, and should not outrank the knowledge itself.
+    lends its window and entry parts. Blocks of a Relations or Raw Concept section count half:
+    they describe the note they link to or where this one came from, and should not outrank
+    the knowledge itself.
+
+    A named speaker's turns are boosted (x1.6) *after* the neighbour step. Trigger: boosting
+    first let the boost flow into the other speaker's turns through their neighbour part, so
+    the question's partner turn outranked the named speaker's answer. Outcome: the whole score
+    of the speaker's own turns is boosted, as the retrieval study measured it (LoCoMo dev @500:
+    +1.2 points).
     """
     b, w, e = _normalised(blocks), _normalised(windows), _normalised(entries)
     window_weight, entry_weight = params.window_weight, params.entry_weight
+    relations_weight = params.relations_block_weight
     memo: dict[BlockKey, float] = {}  # each block's first stage is needed up to three times
 
     def stage1(key: BlockKey) -> float:
@@ -93,19 +133,19 @@ def block_scores(
         if score is None:
             score = b.get(key, 0.0) + window_weight * w.get(key, 0.0)
             score += entry_weight * e.get(key[0], 0.0)
-            if key in speaker_blocks:
-                score *= params.speaker_boost
             if key in relation_blocks:
-                score *= params.relations_block_weight
+                score *= relations_weight
             memo[key] = score
         return score
 
     neighbour_weight = params.neighbour_weight
+    boost = params.speaker_boost
     out: dict[BlockKey, float] = {}
     for key in set(b) | set(w):
         nid, ord_ = key
         best_neighbour = max(stage1((nid, ord_ - 1)) if ord_ > 0 else 0.0, stage1((nid, ord_ + 1)))
-        out[key] = stage1(key) + neighbour_weight * best_neighbour
+        score = stage1(key) + neighbour_weight * best_neighbour
+        out[key] = score * boost if key in speaker_blocks else score
     return out
 
 

@@ -112,8 +112,18 @@ def _new_doc(folders: list[str], path: str) -> tantivy.Document:
 _encode_meta = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> list[tantivy.Document]:
-    """Entry document, then block and window documents (a block with its two neighbours).
+@dataclass(frozen=True)
+class NoteDocuments:
+    """A note's documents, by kind: each kind lives in its own tantivy index."""
+
+    entry: tantivy.Document
+    blocks: list[tantivy.Document]
+    windows: list[tantivy.Document]
+
+
+def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDocuments:
+    """Entry document, and one block and one window document (a block with its two
+    neighbours) per block.
 
     Field order and values are those of one generic builder (empty and `None` values are left
     out, `flags` only when set); this is the indexing hot path, so each kind is built directly.
@@ -131,7 +141,7 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> list[ta
     _add_text(doc, "summary", entry.summary)
     _add_text(doc, "body", body)
     _add_text(doc, ENTRY_CJK, " ".join(_bigrams(f"{note.title} {entry.summary} {body}")))
-    docs = [doc]
+    out = NoteDocuments(doc, [], [])
     texts = [_searchable(b) for b in blocks]
     # A window joins its texts with newlines, which never touch a CJK run or change under
     # NFKC, so its bigrams are its blocks' bigrams in order.
@@ -149,12 +159,12 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> list[ta
         doc.add_bytes("meta", _encode_meta(meta).encode())
         _add_text(doc, BLOCK_FIELD, texts[i])
         _add_text(doc, BLOCK_CJK, " ".join(grams[i]))
-        docs.append(doc)
+        out.blocks.append(doc)
         lo, hi = max(0, i - 1), i + 2
         doc = _new_doc(folders, path)
         doc.add_unsigned("nid", nid)
         doc.add_unsigned("ord", block.ord)
         _add_text(doc, WINDOW_FIELD, "\n".join(texts[lo:hi]))
         _add_text(doc, WINDOW_CJK, " ".join(g for part in grams[lo:hi] for g in part))
-        docs.append(doc)
-    return docs
+        out.windows.append(doc)
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import shutil
 import threading
 import time
@@ -28,6 +29,7 @@ from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_CJK,
     ENTRY_FIELDS,
+    KINDS,
     SCHEMA_VERSION,
     WINDOW_CJK,
     WINDOW_FIELD,
@@ -70,13 +72,19 @@ class SearchIndex:
     def __init__(self, directory: Path, writer_heap_mb: int = 128) -> None:
         self.directory = directory
         self._lock = threading.RLock()
-        self._writer_heap = writer_heap_mb * 1_000_000
-        self._writer: tantivy.IndexWriter | None = None
+        # Blocks and windows are ~20x the entries' documents: they get most of the heap
+        # (tantivy refuses less than 15 MB a writer thread).
+        share = {"entries": 0.25, "blocks": 0.375, "windows": 0.375}
+        self._writer_heap = {
+            kind: max(16_000_000, int(writer_heap_mb * 1_000_000 * part))
+            for kind, part in share.items()
+        }
+        self._writers: dict[str, tantivy.IndexWriter] = {}
         self.schema = build_schema()
         directory.mkdir(parents=True, exist_ok=True)
         self.rebuilt = False
         self.manifest = Manifest(directory / "manifest.sqlite")
-        self.index = self._open()
+        self.indexes = self._open()
         self._stamps: dict[str, FileStamp] = {}
         self._paths: dict[int, str] = {}
         # The committed manifest rows, mirrored in memory (nid -> record, path -> nid): a query
@@ -97,21 +105,25 @@ class SearchIndex:
         self._dirty = False
         self._last_commit = time.monotonic()
         self._speakers = self._load_speakers()
-        self._searcher = self.index.searcher()
+        self._searchers = {kind: index.searcher() for kind, index in self.indexes.items()}
         self._listeners: list[Callable[[int, list[str]], None]] = []
         self._resolver: tuple[int, LinkResolver] | None = None
+        self._scope_weights: dict[tuple[int, str, str, str, str], float] = {}
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self) -> tantivy.Index:
+    def _open(self) -> dict[str, tantivy.Index]:
+        """The three indexes (entries, blocks, windows); all rebuilt if any is unusable.
+
+        Each commit writes the three indexes before the manifest, so an index can only be
+        ahead of the manifest after a crash, never behind it: the start-up comparison of the
+        manifest with the files re-indexes whatever was in flight.
+        """
         folder = self.directory / "tantivy"
         version = self.manifest.get_meta("schema_version")
         if folder.exists() and version == str(SCHEMA_VERSION):
             try:
-                index = tantivy.Index(self.schema, path=str(folder), reuse=True)
-                analysis.register(index)
-                index.searcher().num_docs  # noqa: B018 - touches the segments: fails if corrupt
-                return index
+                return {kind: self._open_kind(folder / kind, reuse=True) for kind in KINDS}
             except Exception as exc:  # tantivy raises ValueError/OSError variants
                 log.warning(
                     "index at %s is unreadable (%s); rebuilding from the files", folder, exc
@@ -123,29 +135,42 @@ class SearchIndex:
         self.manifest.clear()
         self.manifest.set_meta("schema_version", str(SCHEMA_VERSION))
         self.rebuilt = True
-        index = tantivy.Index(self.schema, path=str(folder), reuse=False)
+        return {kind: self._open_kind(folder / kind, reuse=False) for kind in KINDS}
+
+    def _open_kind(self, folder: Path, reuse: bool) -> tantivy.Index:
+        if not reuse:
+            folder.mkdir(parents=True)
+        elif not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is missing")
+        index = tantivy.Index(self.schema, path=str(folder), reuse=reuse)
         analysis.register(index)
+        index.searcher().num_docs  # noqa: B018 - touches the segments: fails if corrupt
         return index
 
     def close(self) -> None:
-        """Commit what is pending and release the writer lock."""
+        """Commit what is pending and release the writer locks."""
         with self._lock:
             self.commit()
-            if self._writer is not None:
-                self._writer.wait_merging_threads()
-                self._writer = None
+            for writer in self._writers.values():
+                writer.wait_merging_threads()
+            self._writers = {}
             self.manifest.close()
 
-    def _get_writer(self) -> tantivy.IndexWriter:
-        if self._writer is None:
+    def _get_writers(self) -> dict[str, tantivy.IndexWriter]:
+        if len(self._writers) < len(KINDS):
             try:
-                self._writer = self.index.writer(heap_size=self._writer_heap, num_threads=1)
+                for kind in KINDS:
+                    if kind not in self._writers:
+                        self._writers[kind] = self.indexes[kind].writer(
+                            heap_size=self._writer_heap[kind], num_threads=1
+                        )
             except ValueError as exc:
+                self._writers = {}  # dropping them releases the locks taken so far
                 raise IndexBusyError(
                     f"the index in {self.directory} is in use by another process "
                     "(is `vault-bridge serve` running on this vault?)"
                 ) from exc
-        return self._writer
+        return self._writers
 
     # -- what is indexed -------------------------------------------------------------------
 
@@ -158,8 +183,16 @@ class SearchIndex:
     def path_of(self, nid: int) -> str | None:
         return self._paths.get(nid)
 
-    def note_count(self) -> int:
-        return len(self._stamps)
+    def note_count(self, scope: str | None = None) -> int:
+        """Notes in the vault, or under the folder `scope` (as of the last commit)."""
+        if scope is None:
+            return len(self._stamps)
+        key = (self.generation, "entries", "", "", scope)
+        cached = self._scope_weights.get(key)
+        if cached is None:
+            cached = float(self._count("entries", ("folder", scope)))
+            self._scope_weights[key] = cached
+        return int(cached)
 
     def records(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
         """Manifest records of the given notes as of the last commit (unknown ids left out)."""
@@ -194,15 +227,20 @@ class SearchIndex:
     def upsert(self, file: NoteFile, note: Note) -> None:
         """Replace the note's documents (not visible until the next commit)."""
         with self._lock:
-            writer = self._get_writer()
+            writers = self._get_writers()
             stamp = self._stamps.get(file.path)
             nid = stamp.nid if stamp else self._allocate()
             if stamp is None:
                 self.paths_version += 1
-            writer.delete_documents_by_term("path", file.path)
+            for writer in writers.values():
+                writer.delete_documents_by_term("path", file.path)
             blocks = note_blocks(note)
-            for doc in build_documents(nid, note, blocks):
-                writer.add_document(doc)
+            docs = build_documents(nid, note, blocks)
+            writers["entries"].add_document(docs.entry)
+            for doc in docs.blocks:
+                writers["blocks"].add_document(doc)
+            for doc in docs.windows:
+                writers["windows"].add_document(doc)
             updated = note.frontmatter.get("updated")
             record = NoteRecord(
                 nid,
@@ -243,7 +281,8 @@ class SearchIndex:
             stamp = self._stamps.pop(path, None)
             if stamp is None:
                 return False
-            self._get_writer().delete_documents_by_term("path", path)
+            for writer in self._get_writers().values():
+                writer.delete_documents_by_term("path", path)
             self._paths.pop(stamp.nid, None)
             self.paths_version += 1
             self._pending[path] = None
@@ -262,11 +301,13 @@ class SearchIndex:
     def commit(self) -> bool:
         """Make pending changes searchable and bump the generation; False if nothing was pending."""
         with self._lock:
-            if not self._dirty or self._writer is None:
+            if not self._dirty or not self._writers:
                 return False
-            self._writer.commit()
-            self.index.reload()
-            self._searcher = self.index.searcher()
+            for kind in KINDS:  # all three before the manifest (see `_open`)
+                self._writers[kind].commit()
+            for kind in KINDS:
+                self.indexes[kind].reload()
+            self._searchers = {kind: index.searcher() for kind, index in self.indexes.items()}
             self.generation += 1
             upserts = [r for r in self._pending.values() if r is not None]
             deletes = [p for p, r in self._pending.items() if r is None]
@@ -317,14 +358,54 @@ class SearchIndex:
         return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses])
 
     def _clauses(
-        self, terms: QueryTerms, fields: dict[str, float], cjk: str
+        self, kind: str, terms: QueryTerms, fields: dict[str, float], cjk: str, scope: str | None
     ) -> list[tantivy.Query]:
-        out = [self._term(f, t, b) for t in terms.words for f, b in fields.items()]
-        out += [self._term(cjk, g) for g in terms.bigrams]
-        return out
+        pairs = [(f, t, b) for t in terms.words for f, b in fields.items()]
+        pairs += [(cjk, g, 1.0) for g in terms.bigrams]
+        if scope is None:
+            return [self._term(f, t, b) for f, t, b in pairs]
+        return [self._term(f, t, b * self._scope_weight(kind, f, t, scope)) for f, t, b in pairs]
 
-    def _run(self, query: tantivy.Query, limit: int) -> list[Hit]:
-        searcher = self._searcher
+    def _count(self, kind: str, *musts: tuple[str, str]) -> int:
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, self._term(f, v)) for f, v in musts]
+        )
+        found = self._searchers[kind].search(query, 1, count=True)
+        return int(getattr(found, "count", None) or 0)  # the stubs lack `count`
+
+    def _scope_weight(self, kind: str, field: str, term: str, scope: str) -> float:
+        """Boost that turns the term's vault-wide IDF into its IDF inside `scope`.
+
+        Trigger: a query scoped to a folder. Why: tantivy weighs a term by its rarity in the
+        whole index, so a name that is rare in the vault but in every note of the folder (a
+        project's or a person's own folder) outweighs the words that tell those notes apart.
+        Outcome: the scoped query ranks as if the folder were the whole vault (BM25 IDF is a
+        factor of each term's score, so a per-term boost of local/global IDF does exactly
+        that; the average length stays the vault's). Counts are cached per generation.
+        """
+        key = (self.generation, kind, field, term, scope)
+        cached = self._scope_weights.get(key)
+        if cached is not None:
+            return cached
+        searcher = self._searchers[kind]
+        df = searcher.doc_freq(field, term)
+        weight = 1.0
+        if df > 0:
+            size_key = (self.generation, kind, "", "", scope)
+            local_n = self._scope_weights.get(size_key)
+            if local_n is None:
+                local_n = float(self._count(kind, ("folder", scope)))
+                self._scope_weights[size_key] = local_n  # docs of this kind in the scope
+            local_df = self._count(kind, (field, term), ("folder", scope))
+            if local_df > 0 and local_n > 0:
+                weight = _idf(local_n, local_df) / _idf(searcher.num_docs, df)
+        if len(self._scope_weights) > 100_000:
+            self._scope_weights.clear()  # a cache, bounded
+        self._scope_weights[key] = weight
+        return weight
+
+    def _run(self, kind: str, query: tantivy.Query, limit: int) -> list[Hit]:
+        searcher = self._searchers[kind]
         result = searcher.search(query, limit, count=False)
         if not result.hits:
             return []
@@ -339,8 +420,16 @@ class SearchIndex:
         ]
 
     def _filtered(self, query: tantivy.Query, **terms: str | None) -> tantivy.Query:
-        """The query restricted to documents whose raw `field` equals each given value."""
-        musts = [(tantivy.Occur.Must, self._term(f, v)) for f, v in terms.items() if v is not None]
+        """The query restricted to documents whose raw `field` equals each given value.
+
+        The filters score 0: a scored folder term added its own IDF to every hit of a scoped
+        query, which squeezed the top-normalised scores the ranking rule adds up.
+        """
+        musts = [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(self._term(f, v), 0.0))
+            for f, v in terms.items()
+            if v is not None
+        ]
         if not musts:
             return query
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *musts])
@@ -348,8 +437,8 @@ class SearchIndex:
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         if terms.empty:
             return []
-        query = self._should(self._clauses(terms, ENTRY_FIELDS, ENTRY_CJK))
-        return self._run(self._filtered(query, folder=scope), limit)
+        query = self._should(self._clauses("entries", terms, ENTRY_FIELDS, ENTRY_CJK, scope))
+        return self._run("entries", self._filtered(query, folder=scope), limit)
 
     def search_blocks(
         self,
@@ -360,14 +449,16 @@ class SearchIndex:
     ) -> list[Hit]:
         if terms.empty:
             return []
-        query = self._should(self._clauses(terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK))
-        return self._run(self._filtered(query, folder=scope, speaker=speaker), limit)
+        query = self._should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
+        return self._run("blocks", self._filtered(query, folder=scope, speaker=speaker), limit)
 
     def search_windows(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         if terms.empty:
             return []
-        query = self._should(self._clauses(terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK))
-        return self._run(self._filtered(query, folder=scope), limit)
+        query = self._should(
+            self._clauses("windows", terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK, scope)
+        )
+        return self._run("windows", self._filtered(query, folder=scope), limit)
 
     def all_terms_match(self, terms: QueryTerms, scope: str | None = None) -> bool:
         """True when some note contains every query term (in any of its fields)."""
@@ -380,16 +471,16 @@ class SearchIndex:
         for gram in terms.bigrams:
             musts.append((tantivy.Occur.Must, self._term(ENTRY_CJK, gram)))
         query = self._filtered(tantivy.Query.boolean_query(musts), folder=scope)
-        return bool(self._searcher.search(query, 1, count=False).hits)
+        return bool(self._searchers["entries"].search(query, 1, count=False).hits)
 
     def doc_frequency(self, term: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
-        searcher = self._searcher
+        searcher = self._searchers["entries"]
         return max(searcher.doc_freq(field, term) for field in (*ENTRY_FIELDS, ENTRY_CJK))
 
     def term_exists(self, term: str) -> bool:
         """True when any note contains the (analysed) term."""
-        searcher = self._searcher
+        searcher = self._searchers["entries"]
         return any(searcher.doc_freq(field, term) > 0 for field in ENTRY_FIELDS)
 
     def blocks(self, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], IndexedBlock]:
@@ -397,7 +488,7 @@ class SearchIndex:
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}
-        searcher = self._searcher
+        searcher = self._searchers["blocks"]
         query = self._should([self._term("key", block_key(n, o)) for n, o in wanted])
         result = searcher.search(query, len(wanted), count=False)
         addresses = [address for _, address in result.hits]
@@ -413,3 +504,8 @@ class SearchIndex:
                 int(ord_), meta["t"], meta.get("l"), meta.get("id"), meta.get("h", ""), None
             )
         return out
+
+
+def _idf(docs: float, doc_freq: float) -> float:
+    """BM25's IDF as tantivy computes it: `ln(1 + (N - n + 0.5) / (n + 0.5))`."""
+    return math.log(1.0 + (docs - doc_freq + 0.5) / (doc_freq + 0.5))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bridge.core.text import jaccard
+from bridge.core.tiers import Evidence
 from bridge.query.models import QueryResult
 
 
@@ -21,6 +22,7 @@ class CacheEntry:
     generation: int
     tokens: frozenset[str]
     result: QueryResult
+    evidence: Evidence | None = None  # what the tier decision saw, for tier 1's check
 
 
 class QueryCache:
@@ -59,12 +61,12 @@ class QueryCache:
         tokens: frozenset[str],
         options_prefix: str,
         generation: int,
-        compatible: Callable[[frozenset[str]], bool] | None = None,
+        compatible: Callable[[CacheEntry], bool] | None = None,
     ) -> QueryResult | None:
         """The most similar cached answer (Jaccard >= threshold, both sides >= 2 tokens).
 
-        `compatible(differing_tokens)` may veto a candidate: the engine refuses one whose
-        differing words would change what the index finds.
+        `compatible(entry)` may veto a candidate: the engine refuses one whose differing words
+        could change what retrieval finds or how the answer is routed.
         """
         if len(tokens) < 2:
             return None
@@ -78,16 +80,23 @@ class QueryCache:
                 score = jaccard(tokens, entry.tokens)
                 if score < self.fuzzy_threshold or (best is not None and score <= best[0]):
                     continue
-                if compatible is None or compatible(tokens ^ entry.tokens):
+                if compatible is None or compatible(entry):
                     best = (score, key)
             if best is None:
                 return None
             self._entries.move_to_end(best[1])
             return self._entries[best[1]].result
 
-    def put(self, key: str, tokens: frozenset[str], generation: int, result: QueryResult) -> None:
+    def put(
+        self,
+        key: str,
+        tokens: frozenset[str],
+        generation: int,
+        result: QueryResult,
+        evidence: Evidence | None = None,
+    ) -> None:
         with self._lock:
-            self._entries[key] = CacheEntry(generation, tokens, result)
+            self._entries[key] = CacheEntry(generation, tokens, result, evidence)
             self._entries.move_to_end(key)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)

@@ -8,19 +8,22 @@ configured. Without one, a question that needs them gets the ranked excerpts and
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Protocol, assert_never
 
 from bridge.core.text import normalise_query, word_count
-from bridge.core.tiers import Route, route
+from bridge.core.tiers import Evidence, Route, route
 from bridge.index.analysis import QueryTerms, query_terms
 from bridge.index.search_index import SearchIndex
-from bridge.query.cache import QueryCache
+from bridge.query.cache import CacheEntry, QueryCache
 from bridge.query.lifecycle import LifecycleProvider, StatusOnlyLifecycle
 from bridge.query.models import QueryResult, Source
 from bridge.query.params import EngineParams
 from bridge.query.retrieval import Retrieval, Retriever
+from bridge.query.uses import Credit, UseLedger
 
 __all__ = ["Answerer", "EngineParams", "QueryEngine", "Retrieval", "normalise_scope"]
 
@@ -40,6 +43,10 @@ class Answerer(Protocol):
     def one_call(self, query: str, sources: Sequence[Source]) -> str: ...
 
     def agentic(self, query: str, sources: Sequence[Source]) -> str: ...
+
+
+# `@path/to/note.md` as the answer prompts ask the model to cite (DESIGN 2: relations).
+_CITATION = re.compile(r"@([^\s@`()\[\]<>\"']+?\.md)\b")
 
 
 def _utcnow() -> dt.datetime:
@@ -64,6 +71,7 @@ class QueryEngine:
         self.clock = clock
         self.cache = QueryCache(self.params.cache_size, self.params.fuzzy_threshold)
         self.retriever = Retriever(index, self.lifecycle, self.params, clock)
+        self.uses = UseLedger()
 
     # -- public ----------------------------------------------------------------------------
 
@@ -77,6 +85,7 @@ class QueryEngine:
         """Answer through the tiers: exact cache, fuzzy cache, direct, LLM (if configured).
 
         `scope` limits the search to one folder of the vault (`conversations/team-chat`).
+        The notes the answer was taken from are credited as used (DESIGN 4), once each.
         """
         start = time.perf_counter()
         budget = budget_words or self.params.default_budget
@@ -87,35 +96,40 @@ class QueryEngine:
         key = QueryCache.key(normalised, options)
         cached = self.cache.exact(key, generation)
         if cached is not None:
-            return self._replay(cached, text, 0, start)
+            return self._deliver(cached, {"query": text, "tier": 0}, start)
         terms = query_terms(normalised)
         tokens = terms.token_set()
         cached = self.cache.fuzzy(
-            tokens, QueryCache.options_prefix(options), generation, self._interchangeable
+            tokens,
+            QueryCache.options_prefix(options),
+            generation,
+            lambda entry: self._same_answer(terms, entry, scope),
         )
         if cached is not None:
-            return self._replay(cached, text, 1, start)
-        result = self._answer(text, terms, budget, limit, scope, generation, start)
+            return self._deliver(cached, {"query": text, "tier": 1}, start)
+        result, evidence = self._answer(text, terms, budget, limit, scope, generation)
         if not (result.message or "").startswith(LLM_FAILED_PREFIX):
-            self.cache.put(key, tokens, generation, result)  # a failure may succeed next time
-        self._record_access(result)
-        return result
+            # a failure may succeed next time
+            self.cache.put(key, tokens, generation, result, evidence)
+        return self._deliver(result, {}, start)
 
-    def _interchangeable(self, differing: frozenset[str]) -> bool:
-        """May two queries that differ by these words share an answer (tier 1)?
+    def _same_answer(self, terms: QueryTerms, entry: CacheEntry, scope: str | None) -> bool:
+        """May this query take the cached answer (tier 1)? Only if it would get the same one.
 
         Trigger: Jaccard >= 0.6 also holds for "when did Caroline go to the support group" and
-        the same question about Melanie. Why: a differing word the vault knows and that picks
-        out notes changes what retrieval finds; on LoCoMo such near-misses cost 0.6 points of
-        recall. Outcome: the words that differ must be unknown to the vault (a typo, a
-        paraphrase) or common to at least `fuzzy_common_share` of its notes.
+        the same question about Melanie, or for Gina's and Jon's favourite dance. Why: any
+        differing word the vault holds (a name, a topic word) changes what retrieval finds.
+        Outcome: every differing word must match no note (a typo, a filler word; stop and
+        question words are never query terms), so the searches find exactly the same hits;
+        and the out-of-domain rule, which counts unknown words, must route both the same way.
         """
-        notes = max(1, self.index.note_count())
-        for token in differing:
-            frequency = self.index.doc_frequency(token)
-            if 0 < frequency < self.params.fuzzy_common_share * notes:
-                return False
-        return True
+        differing = terms.token_set() ^ entry.tokens
+        if any(self.index.doc_frequency(token) > 0 for token in differing):
+            return False
+        if entry.evidence is None:
+            return False
+        mine = self.retriever.evidence_for(terms, entry.evidence, scope)
+        return route(mine, self.params.tiers) == route(entry.evidence, self.params.tiers)
 
     def search(
         self,
@@ -124,7 +138,11 @@ class QueryEngine:
         limit: int = 10,
         scope: str | None = None,
     ) -> QueryResult:
-        """Ranked sources with excerpts, no caches and no out-of-domain cut: "show me notes"."""
+        """Ranked sources with excerpts, no caches and no out-of-domain cut: "show me notes".
+
+        Nothing is credited: a list of notes is not a use. Opening one of them with the
+        result's `query_id` is (`use`).
+        """
         start = time.perf_counter()
         generation = self.index.generation
         terms = query_terms(normalise_query(text))
@@ -142,14 +160,46 @@ class QueryEngine:
             message=None if not terms.empty else NO_TERMS,
             words=found.words,
         )
-        self._record_access(result)
-        return result.model_copy(update={"latency_ms": _ms(start)})
+        return self._deliver(result, {}, start)
+
+    def use(self, query_id: str, path: str) -> Credit:
+        """Credit `path` as used by the answer `query_id` (opened from it, marked helpful).
+
+        At most one credit per note per query; the note must be one of the answer's sources.
+        """
+        outcome = self.uses.credit(query_id, path)
+        if outcome is Credit.CREDITED:
+            self._record_use([path], {})
+        return outcome
+
+    # -- delivering ------------------------------------------------------------------------
+
+    def _deliver(self, result: QueryResult, update: dict[str, object], start: float) -> QueryResult:
+        """The answer as the caller gets it: a new query id, the notes it used credited."""
+        query_id = uuid.uuid4().hex
+        out = result.model_copy(update={**update, "query_id": query_id, "latency_ms": _ms(start)})
+        self.uses.issue(query_id, [s.path for s in out.sources])
+        credited = [
+            path
+            for path in out.answered_from
+            if self.uses.credit(query_id, path, offered_only=False) is Credit.CREDITED
+        ]
+        if credited:
+            self._record_use(credited, {s.path: s.status for s in out.sources})
+        return out
+
+    def _record_use(self, paths: Sequence[str], known: dict[str, str | None]) -> None:
+        statuses: dict[str, str | None] = {}
+        for path in paths:
+            if path in known:
+                statuses[path] = known[path]
+            else:
+                stamp = self.index.stamp(path)
+                rec = self.index.records([stamp.nid]).get(stamp.nid) if stamp else None
+                statuses[path] = rec.status if rec is not None else None
+        self.lifecycle.record_access(statuses, self.clock())
 
     # -- tiers -----------------------------------------------------------------------------
-
-    def _replay(self, cached: QueryResult, text: str, tier: int, start: float) -> QueryResult:
-        self._record_access(cached)
-        return cached.model_copy(update={"query": text, "tier": tier, "latency_ms": _ms(start)})
 
     def _answer(
         self,
@@ -159,8 +209,7 @@ class QueryEngine:
         limit: int,
         scope: str | None,
         generation: int,
-        start: float,
-    ) -> QueryResult:
+    ) -> tuple[QueryResult, Evidence]:
         found = self.retrieve(terms, budget, limit, scope)
         decision = route(found.evidence, self.params.tiers)
         skeleton = QueryResult(
@@ -180,14 +229,17 @@ class QueryEngine:
                 result = skeleton.model_copy(update={"ood": True, "answer": OOD_ANSWER})
             case Route.DIRECT:
                 answer = self._direct_answer(found.sources)
-                result = skeleton.model_copy(update={"answer": answer, **with_sources})
+                used = [found.sources[0].path] if answer is not None else []
+                result = skeleton.model_copy(
+                    update={"answer": answer, "answered_from": used, **with_sources}
+                )
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
                 update = self._llm_answer(tier, text, terms, limit, scope)
-                result = skeleton.model_copy(update={**with_sources, **update})
+                result = skeleton.model_copy(update={**with_sources, **update, "tier": tier})
             case _:
                 assert_never(decision)
-        return result.model_copy(update={"latency_ms": _ms(start)})
+        return result, found.evidence
 
     def _direct_answer(self, sources: Sequence[Source]) -> str | None:
         """Tier 2: the best blocks of the top note, a short read (`answer_words`), best first."""
@@ -208,8 +260,10 @@ class QueryEngine:
     ) -> dict[str, object]:
         """Tier 3 or 4 over a larger prefetch than the caller's budget; on failure, say why.
 
-        Trigger: the model errs or times out. Why: the excerpts are still useful and the
-        question may succeed later. Outcome: `answer: null` with the reason, not cached.
+        Trigger: no model is configured, or it errs or times out. Why: the excerpts are still
+        useful, and the caller must know that the question needed a model (the tier says
+        which) and why it got none. Outcome: `answer: null` with the reason; a failure is not
+        cached.
         """
         if self.answerer is None:
             return {"message": NO_LLM.format(tier=tier)}
@@ -221,12 +275,12 @@ class QueryEngine:
                 answer = self.answerer.agentic(text, context.sources)
         except Exception as exc:  # any model failure: degrade to the excerpts
             return {"message": LLM_FAILED.format(error=exc)}
-        return {"answer": answer, "tier": tier}
+        return {"answer": answer, "answered_from": self._cited(answer)}
 
-    def _record_access(self, result: QueryResult) -> None:
-        if result.sources:
-            notes = {s.path: s.status for s in result.sources}
-            self.lifecycle.record_access(notes, self.clock())
+    def _cited(self, answer: str) -> list[str]:
+        """The indexed notes an LLM answer cites as `@path.md`, in order, once each."""
+        cited = (m.group(1) for m in _CITATION.finditer(answer))
+        return [p for p in dict.fromkeys(cited) if self.index.stamp(p) is not None]
 
     # -- retrieval -------------------------------------------------------------------------
 

@@ -35,9 +35,16 @@ class QueryResult(BaseModel):
     """An answer with the evidence for it and how it was produced."""
 
     query: str
+    query_id: str = Field(
+        "",
+        description="Names this answer: pass it as `from_query` when opening one of its sources "
+        "and in `POST /v1/feedback`, so the note is credited as used",
+    )
     answer: str | None
     tier: int = Field(
-        description="0 exact cache, 1 fuzzy cache, 2 direct, 3 one LLM call, 4 agentic"
+        description="0 exact cache, 1 fuzzy cache, 2 direct, 3 one LLM call, 4 agentic; "
+        "3 or 4 with `answer: null` when the question needed an LLM and got excerpts (see "
+        "`message`)"
     )
     latency_ms: float
     ood: bool = Field(description="True when the memory holds nothing on the question")
@@ -46,3 +53,8 @@ class QueryResult(BaseModel):
     relevance: float = Field(0.0, description="Normalised relevance of the top hit, 0-1")
     message: str | None = None
     words: int = Field(0, description="Words in all excerpts (what the budget limits)")
+    answered_from: list[str] = Field(
+        default_factory=list,
+        description="Notes the answer was taken from (tier 2's note, the notes an LLM answer "
+        "cites); each was credited as used",
+    )

@@ -20,6 +20,5 @@ class EngineParams:
     answer_words: int = 150
     cache_size: int = 1024
     fuzzy_threshold: float = 0.6
-    fuzzy_common_share: float = 0.1
     ranking: RankingParams = field(default_factory=RankingParams)
     tiers: TierParams = field(default_factory=TierParams)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
     BlockKey,
-    LifecycleFacts,
     above_cutoff,
     block_scores,
     expand_relations,
-    fused_score,
+    lifecycle_factor,
     normalised_relevance,
     pack,
 )
@@ -29,10 +28,13 @@ from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.documents import IndexedBlock
 from bridge.index.manifest import NoteRecord
 from bridge.index.schema import FLAG_METADATA
-from bridge.index.search_index import SearchIndex
+from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
+
+_LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
+_LEAD_BLOCKS = 64  # blocks of such a note looked at for a matching heading
 
 
 @dataclass(frozen=True)
@@ -82,19 +84,21 @@ class Retriever:
             }
         relation_blocks = {(h.nid, h.ord) for h in block_hits if h.flags & FLAG_METADATA}
         combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
+        self._add_lead_blocks(combined, entry_hits, terms)
 
         # Note-level relevance: the entry's BM25, else its best block's.
         raw: dict[int, float] = dict(entries)
         for (nid, _), score in blocks.items():
-            raw.setdefault(nid, 0.0)
             if nid not in entries:
-                raw[nid] = max(raw[nid], score)
+                raw[nid] = max(raw.get(nid, 0.0), score)
         for nid, _ in combined:
             raw.setdefault(nid, 0.0)
         records = self.index.records(raw)
-        facts = self._facts(records)
+        # The lifecycle's one bounded factor per note (DESIGN 3): it scales every score of
+        # the note once, so near-equal results reorder and clearly better ones never move.
+        factor = self._factors(records)
         note_score = {
-            nid: fused_score(normalised_relevance(s), facts.get(nid, NEUTRAL), rp)
+            nid: normalised_relevance(s, rp.relevance_scale) * factor[nid]
             for nid, s in raw.items()
             if nid in records
         }
@@ -109,24 +113,16 @@ class Retriever:
         missing = [nid for nid in referrer if nid not in records]
         if missing:
             records.update(self.index.records(missing))
+            factor.update(self._factors({n: records[n] for n in missing if n in records}))
 
-        # Block priority: the fused score with the block's own relevance (half for blocks of
-        # notes that only joined through a relation).
-        top_block = max(combined.values(), default=0.0)
+        # Block priority: the block's relevance times its note's lifecycle factor (half for
+        # blocks of notes that only joined through a relation).
         priority: dict[BlockKey, float] = {}
-        if top_block > 0:
-            # fused_score(rel) = (w_rel * rel + lifecycle part) * multiplier, with the lifecycle
-            # part and the multiplier computed once per note rather than once per block.
-            per_note: dict[int, tuple[float, float]] = {}
-            for nid in kept:
-                lifecycle_part = fused_score(0.0, facts.get(nid, NEUTRAL), rp)
-                factor = fused_score(1.0, facts.get(nid, NEUTRAL), rp) - lifecycle_part
+        for key, score in combined.items():
+            nid = key[0]
+            if nid in kept and nid in factor:
                 scale = rp.relation_factor if nid in referrer else 1.0
-                per_note[nid] = (factor * scale / top_block, lifecycle_part * scale)
-            for key, score in combined.items():
-                found = per_note.get(key[0])
-                if found is not None:
-                    priority[key] = found[0] * score + found[1]
+                priority[key] = score * factor[nid] * scale
         order = sorted(priority, key=lambda k: -priority[k])
         chosen, texts, counts = self._pack(order, budget)
         sources = self._sources(chosen, texts, records, note_score, referrer)
@@ -140,6 +136,41 @@ class Retriever:
         shown = {s.path for s in sources}
         words = sum(counts[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
         return Retrieval(sources, self._evidence(terms, entry_hits, scope), words)
+
+    def _add_lead_blocks(
+        self, combined: dict[BlockKey, float], entry_hits: Sequence[Hit], terms: QueryTerms
+    ) -> None:
+        """A note found by its title, path or a heading alone still gets an excerpt.
+
+        Trigger: "# Zanzibar" over an unrelated body matches the entry search, but no block
+        holds the word, so the note had no block to pack and came back with no source at all.
+        Outcome: such a note lends its entry part to one block: the first under a heading
+        that holds a query term, else its first block of knowledge (not a relation line).
+        """
+        if not entry_hits:
+            return
+        found = {nid for nid, _ in combined}
+        missing = [h for h in entry_hits[:_LEAD_NOTES] if h.nid not in found]
+        if not missing:
+            return
+        top = max(h.score for h in entry_hits)
+        records = self.index.records(h.nid for h in missing)
+        wanted = [
+            (h.nid, o)
+            for h in missing
+            if (rec := records.get(h.nid)) is not None
+            for o in range(min(rec.blocks, _LEAD_BLOCKS))
+        ]
+        stored = self.index.blocks(wanted)
+        words = set(terms.words)
+        for hit in missing:
+            own = sorted((k, b) for k, b in stored.items() if k[0] == hit.nid)
+            if not own or top <= 0:
+                continue
+            under_heading = (k for k, b in own if words & set(analyze(b.heading)))
+            knowledge = (k for k, b in own if not b.flags)
+            pick = next(under_heading, None) or next(knowledge, own[0][0])
+            combined[pick] = self.params.ranking.entry_weight * hit.score / top
 
     def _pack(
         self, order: list[BlockKey], budget: int
@@ -208,10 +239,14 @@ class Retriever:
             blocks=excerpts,
         )
 
-    def _facts(self, records: dict[int, NoteRecord]) -> dict[int, LifecycleFacts]:
+    def _factors(self, records: dict[int, NoteRecord]) -> dict[int, float]:
+        """Each note's lifecycle factor (neutral when the lifecycle knows nothing of it)."""
         refs = [NoteRef(r.path, r.status, r.updated) for r in records.values()]
         by_path = self.lifecycle.facts(refs, self.clock())
-        return {nid: by_path[r.path] for nid, r in records.items() if r.path in by_path}
+        rp = self.params.ranking
+        return {
+            nid: lifecycle_factor(by_path.get(r.path, NEUTRAL), rp) for nid, r in records.items()
+        }
 
     def _related(
         self, ranked: list[tuple[int, float]], records: dict[int, NoteRecord], scope: str | None
@@ -246,19 +281,15 @@ class Retriever:
         return named[0] if len(named) == 1 else None
 
     def _evidence(
-        self, terms: QueryTerms, entry_hits: Sequence[object], scope: str | None
+        self, terms: QueryTerms, entry_hits: Sequence[Hit], scope: str | None
     ) -> Evidence:
-        scores = [normalised_relevance(getattr(h, "score", 0.0)) for h in entry_hits]
+        scale = self.params.ranking.relevance_scale
+        scores = [normalised_relevance(h.score, scale) for h in entry_hits]
         top = scores[0] if scores else 0.0
         second = scores[1] if len(scores) > 1 else 0.0
-        tp = self.params.tiers
-        entries = self.index.note_count()
-        all_found, unknown = True, 0
-        # The extra lookups only matter in the band where they can change the decision.
-        band = tp.ood_rel <= top < tp.ood_unknown_rel
-        if not terms.empty and entries >= tp.ood_min_entries and band:
-            all_found = self.index.all_terms_match(terms, scope)
-            unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))
+        # A scoped query judges "out of domain" within its folder, like its ranking does.
+        entries = self.index.note_count(scope)
+        all_found, unknown = self._ood_inputs(terms, top, entries, scope)
         return Evidence(
             top_rel=top,
             second_rel=second,
@@ -269,3 +300,31 @@ class Retriever:
             long_terms=len(terms.long_words),
             has_terms=not terms.empty,
         )
+
+    def evidence_for(self, terms: QueryTerms, base: Evidence, scope: str | None) -> Evidence:
+        """`base`, another query's evidence, with this query's out-of-domain inputs.
+
+        For two queries whose known words are the same (tier 1), the searches find the same
+        hits; only what the OOD rule counts (unknown words, all words found) can differ.
+        """
+        all_found, unknown = self._ood_inputs(terms, base.top_rel, base.entries_in_vault, scope)
+        return replace(
+            base,
+            all_terms_found=all_found,
+            unknown_long_terms=unknown,
+            long_terms=len(terms.long_words),
+            has_terms=not terms.empty,
+        )
+
+    def _ood_inputs(
+        self, terms: QueryTerms, top: float, entries: int, scope: str | None
+    ) -> tuple[bool, int]:
+        """(some note has every term, long words unknown to the vault), where they matter."""
+        tp = self.params.tiers
+        # The extra lookups only matter in the band where they can change the decision.
+        band = tp.ood_rel <= top < tp.ood_unknown_rel
+        if terms.empty or entries < tp.ood_min_entries or not band:
+            return True, 0
+        all_found = self.index.all_terms_match(terms, scope)
+        unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))
+        return all_found, unknown

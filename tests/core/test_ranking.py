@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import (
@@ -11,7 +13,8 @@ from bridge.core.ranking import (
     above_cutoff,
     block_scores,
     expand_relations,
-    fused_score,
+    lifecycle_factor,
+    lifecycle_value,
     normalised_relevance,
     pack,
 )
@@ -26,11 +29,45 @@ def test_normalised_relevance() -> None:
     assert normalised_relevance(-3) == 0
 
 
-def test_fused_score_follows_the_formula() -> None:
+def test_lifecycle_value_is_the_weighted_mean_of_its_parts() -> None:
     facts = LifecycleFacts(importance=80, recency=0.5, maturity=Maturity.CORE)
-    assert fused_score(0.9, facts, P) == pytest.approx((0.6 * 0.9 + 0.2 * 0.8 + 0.2 * 0.5) * 1.15)
-    draft = LifecycleFacts(importance=80, recency=0.5, maturity=Maturity.DRAFT)
-    assert fused_score(0.9, draft, P) < fused_score(0.9, facts, P)
+    expected = (0.25 * 0.8 + 0.5 * 0.5 + 0.25 * 1.0) / 1.0
+    assert lifecycle_value(facts, P) == pytest.approx(expected)
+    assert lifecycle_factor(facts, P) == pytest.approx(1 + 0.05 * (expected - 0.5))
+    best = LifecycleFacts(100, 1.0, Maturity.CORE)
+    worst = LifecycleFacts(0, 0.0, Maturity.DRAFT)
+    assert lifecycle_factor(best, P) == pytest.approx(1.025)
+    assert lifecycle_factor(worst, P) == pytest.approx(0.975)
+
+
+def test_fresher_more_used_confirmed_note_wins_among_equals() -> None:
+    old = LifecycleFacts(importance=50, recency=0.01, maturity=Maturity.DRAFT)
+    fresh = LifecycleFacts(importance=50, recency=0.9, maturity=Maturity.DRAFT)
+    used = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.DRAFT)
+    core = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.CORE)
+    factors = [lifecycle_factor(f, P) for f in (old, fresh, used, core)]
+    assert factors == sorted(factors) and len(set(factors)) == 4
+
+
+facts_strategy = st.builds(
+    LifecycleFacts,
+    importance=st.floats(-50, 500, allow_nan=False),
+    recency=st.floats(-1, 2, allow_nan=False),
+    maturity=st.sampled_from(list(Maturity)),
+)
+
+
+@given(
+    rel=st.floats(0.01, 1.0),
+    margin=st.floats(0.051, 10.0),
+    better=facts_strategy,
+    worse=facts_strategy,
+)
+def test_a_clearly_more_relevant_result_is_never_passed(
+    rel: float, margin: float, better: LifecycleFacts, worse: LifecycleFacts
+) -> None:
+    """Whatever the lifecycle says, 5% more relevance keeps a result ahead (lambda 0.05)."""
+    assert rel * (1 + margin) * lifecycle_factor(worse, P) > rel * lifecycle_factor(better, P)
 
 
 def test_block_score_combines_block_window_entry_and_neighbour() -> None:
@@ -52,6 +89,16 @@ def test_speaker_boost_and_relations_damping() -> None:
     boosted = block_scores(blocks, {}, {}, P, speaker_blocks={(1, 0)}, relation_blocks={(2, 0)})
     assert boosted[(1, 0)] == pytest.approx(plain[(1, 0)] * 1.6)
     assert boosted[(2, 0)] == pytest.approx(plain[(2, 0)] * 0.5)
+
+
+def test_the_speaker_boost_applies_after_the_neighbour_step() -> None:
+    """The named speaker's answer, not the partner's question next to it, gets the boost."""
+    question, answer = (1, 0), (1, 1)  # the partner asks, the named speaker answers
+    blocks = {question: 1.0, answer: 0.5}
+    scores = block_scores(blocks, {}, {}, P, speaker_blocks={answer})
+    assert scores[answer] == pytest.approx((0.5 + 0.4 * 1.0) * 1.6)
+    assert scores[question] == pytest.approx(1.0 + 0.4 * 0.5)  # the boost does not leak
+    assert scores[answer] > scores[question]
 
 
 def test_pack_skips_what_overflows_and_goes_on_with_smaller_blocks() -> None:

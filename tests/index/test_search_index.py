@@ -71,7 +71,7 @@ def test_a_damaged_index_is_rebuilt_from_the_files(
     if damage == "delete":
         shutil.rmtree(folder)
     else:
-        for file in folder.iterdir():
+        for file in folder.rglob("*"):
             if file.is_file():
                 file.write_bytes(b"\x00garbage" * 10)
     with caplog.at_level(logging.WARNING):

@@ -1,0 +1,134 @@
+"""A cache never answers another question; a title finds its note; the tier tells the truth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.core.entry import Entry, render_entry
+from bridge.runtime import Bridge
+from tests.conftest import open_test_bridge, write_entries
+
+PEOPLE = {
+    "gina": ("Gina", "contemporary", "She has danced contemporary since her teens."),
+    "jon": ("Jon", "salsa", "He teaches salsa at his studio on Fridays."),
+    "melanie": ("Melanie", "ballet", "Ballet keeps her calm after long weeks."),
+}
+
+
+@pytest.fixture
+def people(tmp_path: Path) -> Iterator[Bridge]:
+    """Three people with one favourite dance each, in a vault big enough for OOD rules."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    write_entries(vault, 60)
+    for key, (name, dance, story) in PEOPLE.items():
+        entry = Entry(
+            title=f"{name} and dancing",
+            narrative=f"{name}'s favorite style of dance is {dance}. {story}",
+        )
+        path = vault / "people" / key / "dance.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(render_entry(entry))
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    yield bridge
+    bridge.close()
+
+
+def _fresh(bridge: Bridge, text: str) -> list[str]:
+    return [s.path for s in bridge.engine.search(text).sources]
+
+
+def test_a_name_swap_is_another_question(people: Bridge) -> None:
+    engine = people.engine
+    gina = engine.query("What is Gina's favorite style of dance?")
+    assert gina.sources[0].path == "people/gina/dance.md"
+    jon = engine.query("What is Jon's favorite style of dance?")  # Jaccard 0.6 with Gina's
+    assert jon.tier not in {0, 1}
+    assert jon.sources[0].path == "people/jon/dance.md"
+    assert "salsa" in jon.sources[0].excerpt and "contemporary" not in jon.sources[0].excerpt
+
+
+def test_a_topic_word_swap_is_another_question(people: Bridge) -> None:
+    engine = people.engine
+    engine.query("replication lag postgres primary replicas")
+    swapped = "eviction lag postgres primary replicas"  # a word the vault knows
+    other = engine.query(swapped)
+    assert other.tier not in {0, 1}
+    assert [s.path for s in other.sources] == _fresh(people, swapped)
+
+
+def test_a_stop_word_variant_is_the_same_question(people: Bridge) -> None:
+    engine = people.engine
+    first = engine.query("replication lag of the postgres primary")
+    variant = engine.query("what is the replication lag on a postgres primary?")
+    assert variant.tier == 1
+    assert variant.sources == first.sources
+    assert variant.query_id != first.query_id
+
+
+def test_an_unknown_extra_word_is_the_same_question_a_misspelt_known_one_is_not(
+    people: Bridge,
+) -> None:
+    engine = people.engine
+    first = engine.query("replication lag postgres primary replicas")
+    padded = engine.query("replication lag postgres primary replicas zorblaxian")
+    assert padded.tier == 1 and padded.sources == first.sources
+    # "replicaton" matches no note, but the word it replaces does: retrieval would differ.
+    misspelt = "replicaton lag postgres primary replicas"
+    typo = engine.query(misspelt)
+    assert typo.tier not in {0, 1}
+    assert [s.path for s in typo.sources] == _fresh(people, misspelt)
+
+
+def test_an_unknown_word_that_would_make_the_question_ood_is_not_served_from_cache(
+    people: Bridge,
+) -> None:
+    """Unknown words change only the out-of-domain inputs; the route must come out the same."""
+    engine = people.engine
+    base = "salsa teaches fridays studio"
+    first = engine.query(base)
+    assert not first.ood
+    padded = engine.query(base + " quuxfrobnicate blorptastic wibblewobble")
+    fresh = engine.search(base + " quuxfrobnicate blorptastic wibblewobble")
+    if padded.tier == 1:  # only when the out-of-domain rule agrees
+        assert padded.ood == first.ood
+        assert [s.path for s in padded.sources] == [s.path for s in fresh.sources]
+
+
+def test_a_note_is_found_by_its_title_alone(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "travel").mkdir(parents=True)
+    (vault / "travel" / "trip.md").write_text(
+        "# Zanzibar\n\nWe stayed three nights and took the ferry back on Tuesday.\n"
+    )
+    (vault / "travel" / "other.md").write_text("# Lisbon\n\nTrams and custard tarts.\n")
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        found = bridge.engine.search("Zanzibar")
+        assert [s.path for s in found.sources] == ["travel/trip.md"]
+        assert "ferry back on Tuesday" in found.sources[0].excerpt
+        answered = bridge.engine.query("zanzibar")
+        assert answered.sources and answered.sources[0].path == "travel/trip.md"
+    finally:
+        bridge.close()
+
+
+def test_a_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "handbook.md").write_text(
+        "# Handbook\n\n## Parking\n\nSpaces are on level two.\n\n"
+        "## Kettle etiquette\n\nRefill it when you empty it.\n"
+    )
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        found = bridge.engine.search("kettle etiquette")
+        assert found.sources[0].path == "handbook.md"
+        block = found.sources[0].blocks[0]
+        assert block.text == "Refill it when you empty it."
+        assert block.heading.endswith("Kettle etiquette")
+    finally:
+        bridge.close()
