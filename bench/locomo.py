@@ -136,9 +136,16 @@ def run_bridge(
 
 
 def run_deployed(
-    data: object, texts: dict[tuple[str, str], str], questions: list[Question], passes: int
+    data: object,
+    texts: dict[tuple[str, str], str],
+    questions: list[Question],
+    passes: int,
+    opens: bool = False,
 ) -> dict[str, Any]:
-    """Recall of the last of `passes` passes through the product's own engine (see module doc)."""
+    """Recall of the last of `passes` passes through the product's own engine (see module doc).
+
+    `opens`: the client also opens the first source of every answer (a use, credited).
+    """
     scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
     tiers: dict[str, int] = defaultdict(int)
     mismatches = tier1 = 0
@@ -164,7 +171,7 @@ def run_deployed(
                         fresh = engine.search(q.text, budget_words=budget, limit=100, scope=scope)
                         if [s.path for s in fresh.sources] != [s.path for s in result.sources]:
                             mismatches += 1
-                    if result.sources:  # the client opens the top result
+                    if opens and result.sources:  # the client opens the top result
                         engine.use(result.query_id, result.sources[0].path)
                     if number == passes:
                         tiers[_tier_label(result)] += 1

@@ -165,10 +165,11 @@ class Settings(BaseSettings):
 
     # `rank_*` settings are `RankingParams` fields of the same name (without the prefix);
     # `runtime.engine_params` maps the others. The names are public: keep them stable.
-    rank_importance_weight: float = Field(default=0.25, ge=0)
-    rank_recency_weight: float = Field(default=0.5, ge=0)
-    rank_maturity_weight: float = Field(default=0.25, ge=0)
-    rank_lifecycle_strength: float = Field(default=0.05, ge=0, le=1)
+    rank_importance_weight: float = Field(default=0.2, ge=0)
+    rank_recency_weight: float = Field(default=0.6, ge=0)
+    rank_maturity_weight: float = Field(default=0.2, ge=0)
+    rank_lifecycle_tolerance: float = Field(default=0.05, ge=0, le=1)
+    rank_lifecycle_margin: float = Field(default=0.02, ge=0, le=1)
     rank_relevance_scale: float = Field(default=2.0, gt=0)
     rank_core_value: float = Field(default=1.0, ge=0, le=1)
     rank_validated_value: float = Field(default=0.5, ge=0, le=1)

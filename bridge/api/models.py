@@ -63,6 +63,28 @@ class EntryOut(BaseModel):
     backlinks: list[str]
     problems: list[str]
     lifecycle: dict[str, Any]
+    credit: str | None = Field(
+        None,
+        description="With `from_query`: `credited` (this open counts as a use of the note), "
+        "or `already_credited` (this answer already credited it)",
+    )
+
+
+class FeedbackRequest(BaseModel):
+    query_id: str = Field(min_length=1, max_length=64, description="The answer's `query_id`")
+    path: str = Field(min_length=1, max_length=1000, description="One of the answer's sources")
+    helpful: bool = Field(True, description="Did this note help? Only `true` credits it")
+
+
+class FeedbackOut(BaseModel):
+    query_id: str
+    path: str
+    helpful: bool
+    credited: bool = Field(description="True when this call credited the note as used (+3)")
+    credit: str | None = Field(
+        description="`credited`, `already_credited` (one credit per note per answer), or null "
+        "for a not-helpful verdict, which credits nothing"
+    )
 
 
 class TreeNode(BaseModel):

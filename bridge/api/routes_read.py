@@ -14,6 +14,8 @@ from bridge.api.errors import ApiError
 from bridge.api.graph import folder_tree
 from bridge.api.models import (
     EntryOut,
+    FeedbackOut,
+    FeedbackRequest,
     Graph,
     GraphEdge,
     GraphNode,
@@ -23,9 +25,10 @@ from bridge.api.models import (
     Status,
     TreeNode,
 )
-from bridge.core.paths import normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.lifecycle.report import explain
 from bridge.query.models import QueryResult
+from bridge.query.uses import Credit
 from bridge.vault.store import NoteError
 
 router = APIRouter(prefix="/v1")
@@ -115,10 +118,37 @@ async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
     return _ask(ctx, body, "search")
 
 
+def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> Credit | None:
+    """Credit a source of an answer (DESIGN 4), or say clearly why it cannot be."""
+    outcome = ctx.bridge.engine.feedback(query_id, path, helpful)
+    if outcome is Credit.UNKNOWN_QUERY:
+        raise ApiError(
+            404,
+            "unknown_query",
+            f"no answer with query_id `{query_id}` (ids name the last 10,000 answers of this "
+            "bridge; they do not survive a restart)",
+        )
+    if outcome is Credit.NOT_OFFERED:
+        raise ApiError(422, "not_a_source", f"`{path}` is not a source of answer `{query_id}`")
+    return outcome
+
+
 @router.get("/entries/{path:path}", response_model=EntryOut, tags=["entries"])
-def entry(path: str, ctx: Ctx) -> EntryOut:
+def entry(
+    path: str,
+    ctx: Ctx,
+    from_query: Annotated[
+        str | None,
+        Query(
+            max_length=64,
+            description="The `query_id` of the answer this note was opened from: the open "
+            "counts as a use of the note (once per answer)",
+        ),
+    ] = None,
+) -> EntryOut:
     """One note: frontmatter, body, resolved relations, backlinks, lifecycle."""
     file = _read(ctx, path)
+    credit = _credit(ctx, from_query, file.path) if from_query else None
     note = file.parse()
     snapshot = ctx.graph.snapshot()
     relations = [
@@ -134,6 +164,7 @@ def entry(path: str, ctx: Ctx) -> EntryOut:
         for link in note.links
     ]
     bridge = ctx.bridge
+    bridge.engine.lifecycle.flush()  # the uses just credited (this open's too) are shown
     _, lifecycle = explain(
         bridge.store, bridge.lifecycle, bridge.settings.status_mapping, note.path, _now()
     )
@@ -148,6 +179,25 @@ def entry(path: str, ctx: Ctx) -> EntryOut:
         backlinks=sorted(snapshot.backlinks.get(note.path, [])),
         problems=[p.message for p in note.problems],
         lifecycle=lifecycle,
+        credit=None if credit is None else credit.value,
+    )
+
+
+@router.post("/feedback", response_model=FeedbackOut, tags=["query"])
+def feedback(body: FeedbackRequest, ctx: Ctx) -> FeedbackOut:
+    """Say whether a source of an answer helped: a helpful note is credited as used (+3
+    importance), once per answer; a not-helpful verdict credits nothing."""
+    try:
+        path = normalise_note_path(body.path)
+    except UnsafePathError as exc:
+        raise ApiError(400, "bad_path", str(exc)) from exc
+    credit = _credit(ctx, body.query_id, path, body.helpful)
+    return FeedbackOut(
+        query_id=body.query_id,
+        path=path,
+        helpful=body.helpful,
+        credited=credit is Credit.CREDITED,
+        credit=None if credit is None else credit.value,
     )
 
 
@@ -187,6 +237,7 @@ def lifecycle(path: str, ctx: Ctx) -> dict[str, Any]:
     """One note's importance, recency, maturity, counts and next transition."""
     file = _read(ctx, path)
     bridge = ctx.bridge
+    bridge.engine.lifecycle.flush()  # uses are written in batches: show the latest
     _, document = explain(
         bridge.store, bridge.lifecycle, bridge.settings.status_mapping, file.path, _now()
     )

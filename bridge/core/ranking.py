@@ -21,14 +21,15 @@ class RankingParams:
     """Weights of DESIGN section 3; each one is a setting (docs/configuration.md).
 
     The lifecycle weights say how importance, recency and maturity make up the lifecycle value
-    `L` in [0, 1]; `lifecycle_strength` (lambda) bounds what `L` can do to a score:
-    `score x (1 + lambda x (L - 0.5))`, a factor within 1 +- lambda/2.
+    `L` in [0, 1]; `L` only reorders results whose relevance is within `lifecycle_tolerance`,
+    and only when their `L` differ by more than `lifecycle_margin` (`lifecycle_order`).
     """
 
-    importance_weight: float = 0.25
-    recency_weight: float = 0.5
-    maturity_weight: float = 0.25
-    lifecycle_strength: float = 0.05
+    importance_weight: float = 0.2
+    recency_weight: float = 0.6
+    maturity_weight: float = 0.2
+    lifecycle_tolerance: float = 0.05
+    lifecycle_margin: float = 0.02
     relevance_scale: float = 2.0
     maturity_value: Mapping[Maturity, float] = field(
         default_factory=lambda: {Maturity.CORE: 1.0, Maturity.VALIDATED: 0.5, Maturity.DRAFT: 0.0}
@@ -83,17 +84,43 @@ def lifecycle_value(facts: LifecycleFacts, params: RankingParams) -> float:
     return weighted / total
 
 
-def lifecycle_factor(facts: LifecycleFacts, params: RankingParams) -> float:
-    """`1 + lambda x (L - 0.5)`: the one multiplier the lifecycle applies to a note's scores.
+def lifecycle_order(
+    ranked: Sequence[K],
+    relevance: Mapping[K, float],
+    lifecycle: Mapping[K, float],
+    params: RankingParams,
+) -> list[K]:
+    """Relevance order, with near-equal results reordered by the lifecycle.
 
-    Trigger: ByteRover's `(0.6 rel + 0.2 imp + 0.2 rec) x maturity` let a popular note outrank
-    a clearly better match, which then gained more use (LoCoMo @500 fell from 76.7 to 50.2).
-    Why bounded: the factor stays within 1 +- lambda/2, so two results swap only when their
-    relevance differs by less than about lambda (5% by default); the lifecycle orders
-    near-equals (an old and a newer note of the same fact) and never outranks relevance.
-    Outcome: applied once per note, to every score of that note, never compounded.
+    `ranked` is in descending `relevance`. Each result moves up past the results before it
+    while theirs is within `lifecycle_tolerance` (5%) of its own relevance and their lifecycle
+    value `L` is lower than its own by more than `lifecycle_margin`.
+
+    Trigger: ByteRover's `(0.6 rel + 0.2 imp + 0.2 rec) x maturity` let a popular note outrank a
+    clearly better match, which then gained more use (LoCoMo @500 fell from 76.7 to 50.2).
+    Why not a bounded multiplier `rel x (1 + lambda (L - 0.5))`: an old fact and the note that
+    supersedes it differ by 2-3% in block relevance from one extra word, and the multiplier
+    moved them by `lambda x (difference in L)`, less than that unless `lambda` was large enough
+    to outrank real relevance as well (measured: bench/updates.py, docs/query.md).
+    Outcome: a result never passes one more than `lifecycle_tolerance` more relevant than it,
+    and between near-equals any clear lifecycle difference decides. `L` is a note's, used once
+    per note: blocks of one note keep their relevance order.
     """
-    return 1.0 + params.lifecycle_strength * (lifecycle_value(facts, params) - 0.5)
+    tolerance, margin = params.lifecycle_tolerance, params.lifecycle_margin
+    if tolerance <= 0:
+        return list(ranked)
+    out: list[K] = []
+    for key in ranked:
+        ceiling = relevance[key] * (1.0 + tolerance)
+        value = lifecycle[key]
+        at = len(out)
+        while at > 0:
+            before = out[at - 1]
+            if relevance[before] > ceiling or lifecycle[before] + margin >= value:
+                break
+            at -= 1
+        out.insert(at, key)
+    return out
 
 
 def _normalised(scores: Mapping[K, float]) -> dict[K, float]:

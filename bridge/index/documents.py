@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -76,6 +77,23 @@ def note_blocks(note: Note) -> list[IndexedBlock]:
             )
         )
     return blocks
+
+
+def content_key(note: Note, blocks: list[IndexedBlock]) -> str:
+    """A fingerprint of everything a note's documents are built from (not its `status`).
+
+    Two versions of a note with the same key have the same documents, so re-indexing the
+    second can skip tantivy altogether.
+    """
+    parts = [
+        note.path,
+        note.title,
+        note.entry.summary,
+        " ".join(note.entry.tags),
+        link_display_text(note.body),
+        json.dumps([(b.text, b.line, b.block_id, b.heading, b.speaker) for b in blocks]),
+    ]
+    return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
 
 
 def _searchable(block: IndexedBlock) -> str:

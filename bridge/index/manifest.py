@@ -32,6 +32,7 @@ class NoteRecord:
     links: tuple[str, ...]
     participants: tuple[str, ...]
     blocks: int
+    content: str = ""  # fingerprint of what is indexed: equal means the documents are too
 
 
 _SCHEMA = """
@@ -46,11 +47,14 @@ CREATE TABLE IF NOT EXISTS notes (
     updated TEXT,
     links TEXT NOT NULL,
     participants TEXT NOT NULL,
-    blocks INTEGER NOT NULL
+    blocks INTEGER NOT NULL,
+    content TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_COLUMNS = "nid, path, size, mtime_ns, hash, title, status, updated, links, participants, blocks"
+_COLUMNS = (
+    "nid, path, size, mtime_ns, hash, title, status, updated, links, participants, blocks, content"
+)
 
 
 def _int(value: object) -> int:
@@ -63,7 +67,7 @@ def _strings(text: object) -> tuple[str, ...]:
 
 
 def _record(row: Sequence[object]) -> NoteRecord:
-    nid, path, size, mtime, hash_, title, status, updated, links, people, blocks = row
+    nid, path, size, mtime, hash_, title, status, updated, links, people, blocks, content = row
     return NoteRecord(
         _int(nid),
         str(path),
@@ -76,6 +80,7 @@ def _record(row: Sequence[object]) -> NoteRecord:
         _strings(links),
         _strings(people),
         _int(blocks),
+        str(content),
     )
 
 
@@ -138,7 +143,7 @@ class Manifest:
                         "DELETE FROM notes WHERE path = ? AND nid != ?", (r.path, r.nid)
                     )
                     self._db.execute(
-                        f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                        f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                         (
                             r.nid,
                             r.path,
@@ -151,6 +156,7 @@ class Manifest:
                             json.dumps(list(r.links), ensure_ascii=False),
                             json.dumps(list(r.participants), ensure_ascii=False),
                             r.blocks,
+                            r.content,
                         ),
                     )
                 for key, value in meta.items():
@@ -165,5 +171,7 @@ class Manifest:
                 raise
 
     def clear(self) -> None:
+        """Forget every note; the table is made anew, so a changed layout takes effect."""
         with self._lock:
-            self._db.execute("DELETE FROM notes")
+            self._db.execute("DROP TABLE IF EXISTS notes")
+            self._db.executescript(_SCHEMA)

@@ -36,7 +36,9 @@ class MemoryBackend(Protocol):
         self, text: str, limit: int, budget_words: int | None, scope: str | None
     ) -> dict[str, Any]: ...
 
-    def read(self, path: str) -> dict[str, Any]: ...
+    def read(self, path: str, from_query: str | None = None) -> dict[str, Any]: ...
+
+    def feedback(self, query_id: str, path: str, helpful: bool) -> dict[str, Any]: ...
 
     def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]: ...
 
@@ -82,12 +84,18 @@ class HttpBackend:
         result: dict[str, Any] = self._call("POST", "/v1/search", json=body)
         return result
 
-    def read(self, path: str) -> dict[str, Any]:
+    def read(self, path: str, from_query: str | None = None) -> dict[str, Any]:
         try:
             rel = normalise_note_path(path)  # refuse here: an HTTP client would rewrite `..`
         except UnsafePathError as exc:
             raise BackendError(str(exc)) from exc
-        result: dict[str, Any] = self._call("GET", f"/v1/entries/{quote(rel)}")
+        params = {"from_query": from_query} if from_query else None
+        result: dict[str, Any] = self._call("GET", f"/v1/entries/{quote(rel)}", params=params)
+        return result
+
+    def feedback(self, query_id: str, path: str, helpful: bool) -> dict[str, Any]:
+        body = {"query_id": query_id, "path": path, "helpful": helpful}
+        result: dict[str, Any] = self._call("POST", "/v1/feedback", json=body)
         return result
 
     def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:
@@ -176,13 +184,14 @@ class LocalBackend:
             raise BackendError(str(exc)) from exc
         return result.model_dump(mode="json")
 
-    def read(self, path: str) -> dict[str, Any]:
+    def read(self, path: str, from_query: str | None = None) -> dict[str, Any]:
         from bridge.vault.store import NoteError
 
         try:
             file = self.bridge.store.read(normalise_note_path(path))
         except (UnsafePathError, NoteError) as exc:
             raise BackendError(str(exc)) from exc
+        credit = self._credit(from_query, file.path, True) if from_query else None
         note = file.parse()
         resolver = self.bridge.index.link_resolver()
         relations = [
@@ -201,7 +210,33 @@ class LocalBackend:
             "text": file.text,
             "relations": relations,
             "problems": [p.message for p in note.problems],
+            "credit": credit,
         }
+
+    def feedback(self, query_id: str, path: str, helpful: bool) -> dict[str, Any]:
+        try:
+            rel = normalise_note_path(path)
+        except UnsafePathError as exc:
+            raise BackendError(str(exc)) from exc
+        credit = self._credit(query_id, rel, helpful)
+        return {
+            "query_id": query_id,
+            "path": rel,
+            "helpful": helpful,
+            "credited": credit == "credited",
+            "credit": credit,
+        }
+
+    def _credit(self, query_id: str, path: str, helpful: bool) -> str | None:
+        """The same rule and refusals as the HTTP API's (`routes_read._credit`)."""
+        from bridge.query.uses import Credit
+
+        outcome = self.bridge.engine.feedback(query_id, path, helpful)
+        if outcome is Credit.UNKNOWN_QUERY:
+            raise BackendError(f"no answer with query_id `{query_id}` (too old, or never issued)")
+        if outcome is Credit.NOT_OFFERED:
+            raise BackendError(f"`{path}` is not a source of answer `{query_id}`")
+        return None if outcome is None else outcome.value
 
     def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:
         from bridge.core.operations import parse_operations

@@ -17,6 +17,10 @@ from bridge import __version__
 from bridge.mcp.backend import BackendError, MemoryBackend
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+# Feedback changes only side state (a note's importance), never a note.
+FEEDBACK = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 WRITES = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
 )
@@ -35,7 +39,7 @@ def _dump(data: Any) -> str:
 
 
 def build_server(backend: MemoryBackend) -> MCPServer:
-    """The MCP server with the six memory tools over `backend`."""
+    """The MCP server with the seven memory tools over `backend`."""
     server = MCPServer("vault-bridge", version=__version__, instructions=INSTRUCTIONS)
 
     def call(fn: Any, *args: Any) -> str:
@@ -47,9 +51,12 @@ def build_server(backend: MemoryBackend) -> MCPServer:
     @server.tool(annotations=READ_ONLY)
     def memory_query(query: str, budget_words: int = 500, scope: str | None = None) -> str:
         """Ask the project memory a question. Returns `answer` (or null when only excerpts
-        could be found), `sources` (path, title, status, score, excerpt), `tier` and `ood`
-        (true: the memory holds nothing on this; do not guess from it). `budget_words` caps the
-        excerpt words; `scope` limits the search to a folder such as "engineering/auth"."""
+        could be found; `message` says why), `sources` (path, title, status, score, excerpt),
+        `tier`, `ood` (true: the memory holds nothing on this; do not guess from it) and
+        `query_id`. When you read a source in full, pass the `query_id` to memory_read; when a
+        source helped or misled you, tell memory_feedback: that is how the memory learns what
+        is useful. `budget_words` caps the excerpt words; `scope` limits the search to a folder
+        such as "engineering/auth"."""
         return call(backend.query, query, budget_words, scope)
 
     @server.tool(annotations=READ_ONLY)
@@ -61,10 +68,20 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         return call(backend.search, query, limit, budget_words, scope)
 
     @server.tool(annotations=READ_ONLY)
-    def memory_read(path: str) -> str:
+    def memory_read(path: str, from_query: str | None = None) -> str:
         """Read one entry in full: its text, `hash` (send it as `base_hash` when you UPDATE it)
-        and its relations. `path` like "engineering/auth/jwt_expiry.md" (or @path, or no .md)."""
-        return call(backend.read, path)
+        and its relations. `path` like "engineering/auth/jwt_expiry.md" (or @path, or no .md).
+        `from_query`: the `query_id` of the memory_query or memory_search answer you found it
+        in; the read then counts as a use of the note."""
+        return call(backend.read, path, from_query)
+
+    @server.tool(annotations=FEEDBACK)
+    def memory_feedback(query_id: str, path: str, helpful: bool = True) -> str:
+        """Tell the memory whether a source of an answer (`query_id` from memory_query or
+        memory_search, `path` one of its sources) helped you. A helpful note gains importance
+        once per answer, so useful knowledge ranks ahead of stale near-duplicates; an unhelpful
+        verdict credits nothing."""
+        return call(backend.feedback, query_id, path, helpful)
 
     @server.tool(annotations=WRITES)
     def memory_curate(operations: list[dict[str, Any]], author: str = "agent:mcp") -> str:

@@ -172,6 +172,19 @@ class QueryEngine:
             self._record_use([path], {})
         return outcome
 
+    def feedback(self, query_id: str, path: str, helpful: bool) -> Credit | None:
+        """A client's verdict on one source of an answer: helpful is a use, credited once.
+
+        Not helpful gives no credit (and takes none back: the note may still have been the
+        answer); it returns None once the query id and the note check out.
+        """
+        if helpful:
+            return self.use(query_id, path)
+        offered = self.uses.offered(query_id)
+        if offered is None:
+            return Credit.UNKNOWN_QUERY
+        return None if path in offered else Credit.NOT_OFFERED
+
     # -- delivering ------------------------------------------------------------------------
 
     def _deliver(self, result: QueryResult, update: dict[str, object], start: float) -> QueryResult:

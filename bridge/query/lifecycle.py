@@ -24,14 +24,18 @@ class NoteRef:
 
 
 class LifecycleProvider(Protocol):
-    """Lifecycle facts for ranking, and the access counter every returned source bumps."""
+    """Lifecycle facts for ranking, and the use counter (DESIGN 4: uses, not appearances)."""
 
     def facts(self, notes: Sequence[NoteRef], now: dt.datetime) -> Mapping[str, LifecycleFacts]:
         """Facts for each note (missing state: derived from the note's status)."""
         ...
 
     def record_access(self, notes: Mapping[str, str | None], now: dt.datetime) -> None:
-        """Count one access for each note (path -> its current `status`)."""
+        """Count one use for each note (path -> its current `status`)."""
+        ...
+
+    def flush(self) -> None:
+        """Write what is queued, so a read of the state right after sees it."""
         ...
 
 
@@ -75,6 +79,9 @@ class StatusOnlyLifecycle:
 
     def record_access(self, notes: Mapping[str, str | None], now: dt.datetime) -> None:
         """Nothing to record without a state database."""
+
+    def flush(self) -> None:
+        """Nothing is queued."""
 
 
 class StateLifecycle:

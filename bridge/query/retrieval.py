@@ -18,7 +18,8 @@ from bridge.core.ranking import (
     above_cutoff,
     block_scores,
     expand_relations,
-    lifecycle_factor,
+    lifecycle_order,
+    lifecycle_value,
     normalised_relevance,
     pack,
 )
@@ -94,11 +95,8 @@ class Retriever:
         for nid, _ in combined:
             raw.setdefault(nid, 0.0)
         records = self.index.records(raw)
-        # The lifecycle's one bounded factor per note (DESIGN 3): it scales every score of
-        # the note once, so near-equal results reorder and clearly better ones never move.
-        factor = self._factors(records)
         note_score = {
-            nid: normalised_relevance(s, rp.relevance_scale) * factor[nid]
+            nid: normalised_relevance(s, rp.relevance_scale)
             for nid, s in raw.items()
             if nid in records
         }
@@ -113,17 +111,19 @@ class Retriever:
         missing = [nid for nid in referrer if nid not in records]
         if missing:
             records.update(self.index.records(missing))
-            factor.update(self._factors({n: records[n] for n in missing if n in records}))
 
-        # Block priority: the block's relevance times its note's lifecycle factor (half for
-        # blocks of notes that only joined through a relation).
+        # Block priority: the block's relevance (half for blocks of notes that only joined
+        # through a relation); then the lifecycle reorders near-equals (DESIGN 3), by each
+        # note's lifecycle value, used once per note.
         priority: dict[BlockKey, float] = {}
         for key, score in combined.items():
             nid = key[0]
-            if nid in kept and nid in factor:
-                scale = rp.relation_factor if nid in referrer else 1.0
-                priority[key] = score * factor[nid] * scale
-        order = sorted(priority, key=lambda k: -priority[k])
+            if nid in kept and nid in records:
+                priority[key] = score * (rp.relation_factor if nid in referrer else 1.0)
+        values = self._lifecycle_values({n: records[n] for n in {k[0] for k in priority}})
+        by_relevance = sorted(priority, key=lambda block: -priority[block])
+        block_values = {block: values[block[0]] for block in by_relevance}
+        order = lifecycle_order(by_relevance, priority, block_values, rp)
         chosen, texts, counts = self._pack(order, budget)
         sources = self._sources(chosen, texts, records, note_score, referrer)
         listed = {s.path for s in sources}
@@ -239,13 +239,13 @@ class Retriever:
             blocks=excerpts,
         )
 
-    def _factors(self, records: dict[int, NoteRecord]) -> dict[int, float]:
-        """Each note's lifecycle factor (neutral when the lifecycle knows nothing of it)."""
+    def _lifecycle_values(self, records: dict[int, NoteRecord]) -> dict[int, float]:
+        """Each note's lifecycle value `L` (neutral when the lifecycle knows nothing of it)."""
         refs = [NoteRef(r.path, r.status, r.updated) for r in records.values()]
         by_path = self.lifecycle.facts(refs, self.clock())
         rp = self.params.ranking
         return {
-            nid: lifecycle_factor(by_path.get(r.path, NEUTRAL), rp) for nid, r in records.items()
+            nid: lifecycle_value(by_path.get(r.path, NEUTRAL), rp) for nid, r in records.items()
         }
 
     def _related(

@@ -1,5 +1,7 @@
 // End to end in a real browser: the plugin's views in headless Debian Chromium against a real
-// `vault-bridge serve` on a temp vault. Ask a question and see its sources; two agent edits
+// `vault-bridge serve` on a temp vault. Ask a question and see its sources; a thumbs-up and
+// opening a source count as uses of those notes (their access_count), a thumbs-down does not;
+// a question that needs an LLM, with none configured, shows its excerpts as such; two agent edits
 // arrive as pending reviews; approve one (the note changes on disk) and reject the other with a
 // reason (the note stays as it was). Screenshots go to docs/img/.
 //
@@ -70,23 +72,83 @@ function launch(profile) {
   });
 }
 
-async function askAndOpenSources(page) {
+const BADGE = /^tier \d( · excerpts only)? · [\d.]+ (ms|s)$/;
+const LLM_QUESTION = "summarise everything about billing";
+
+async function accessCount(bridge, path) {
+  const lifecycle = await api(bridge, "GET", `/v1/lifecycle/${path.split("/").map(encodeURIComponent).join("/")}`);
+  return lifecycle.access_count;
+}
+
+async function askAndOpenSources(page, bridge) {
   step("ask a question in the query view");
   await page.fill("#query .vb-query-input", "How long do JWT access tokens live?");
   await page.click("#query .vb-ask");
   await page.waitForSelector("#query .vb-badge", { timeout: 30_000 });
   const badge = await page.textContent("#query .vb-badge");
-  assert.match(badge ?? "", /^tier \d · [\d.]+ (ms|s)$/, `badge: ${badge}`);
+  assert.match(badge ?? "", BADGE, `badge: ${badge}`);
   const paths = await page.$$eval("#query .vb-source-link", (links) => links.map((a) => a.dataset.path));
   assert.ok(paths.includes(JWT), `sources ${paths.join(", ")} do not include ${JWT}`);
   const answerOrExcerpts = await page.$$eval("#query .vb-answer, #query .vb-excerpt-text", (nodes) => nodes.length);
   assert.ok(answerOrExcerpts > 0, "neither an answer nor excerpts are shown");
   step(`  ${badge}; sources: ${paths.join(", ")}`);
+  const [helped, read] = paths.filter((path) => path !== JWT);
+  assert.ok(helped && read, `too few sources to rate and open: ${paths.join(", ")}`);
+  for (const path of [helped, read]) {
+    assert.equal(await accessCount(bridge, path), 0, `${path}: appearing in the results counted as a use`);
+  }
+
   await page.click(`#query .vb-source-link[data-path="${JWT}"]`);
   const opened = await page.evaluate(() => window.vaultBridgeHarness.opened);
   assert.ok(opened[0]?.startsWith(JWT), `opened ${opened[0]}`);
   step(`  clicking the source opens ${opened[0]}`);
+
+  step(`thumbs-up on ${helped}`);
+  const source = (path) => `#query .vb-source[data-path="${path}"]`;
+  await page.click(`${source(helped)} .vb-thumb-up`);
+  await page.waitForFunction(
+    (selector) => document.querySelector(selector)?.textContent !== "",
+    `${source(helped)} .vb-feedback-result`,
+    { timeout: 15_000 },
+  );
+  const outcome = await page.textContent(`${source(helped)} .vb-feedback-result`);
+  assert.equal(outcome, "Thanks — counted", `feedback: ${outcome}`);
+  assert.ok(await page.$(`${source(helped)} .vb-thumb-up.is-active:disabled`), "the thumbs-up is not shown as chosen");
+  assert.ok(await page.$(`${source(helped)} .vb-thumb-down:disabled`), "the thumbs-down can still be pressed");
+  const counted = await accessCount(bridge, helped);
+  assert.equal(counted, 1, `${helped}: access_count ${counted} after the thumbs-up`);
+  step(`  the view says "${outcome}"; GET /v1/lifecycle: access_count ${counted}`);
+
+  step(`open ${read} from the answer: a use (GET /v1/entries/...?from_query=...)`);
+  await page.click(`#query .vb-source-link[data-path="${read}"]`);
+  const deadline = Date.now() + 15_000;
+  let reads = 0;
+  while ((reads = await accessCount(bridge, read)) !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  assert.equal(reads, 1, `${read}: access_count ${reads} after opening it from the answer`);
+  step(`  GET /v1/lifecycle: access_count ${reads}`);
+  await page.click(`${source(read)} .vb-thumb-down`);
+  await page.waitForFunction((selector) => document.querySelector(selector)?.textContent === "Noted", `${source(read)} .vb-feedback-result`, {
+    timeout: 15_000,
+  });
+  assert.equal(await accessCount(bridge, read), 1, `${read}: a thumbs-down counted as a use`);
+  step("  a thumbs-down is noted and credits nothing");
   await page.locator("#query").screenshot({ path: join(images, "query-view.png") });
+}
+
+async function askNeedingAnLlm(page) {
+  step(`ask a question that needs an LLM, with none configured: "${LLM_QUESTION}"`);
+  await page.fill("#query .vb-query-input", LLM_QUESTION);
+  await page.click("#query .vb-ask");
+  await page.waitForSelector("#query .vb-badge", { timeout: 30_000 });
+  const badge = await page.textContent("#query .vb-badge");
+  assert.match(badge ?? "", /^tier [34] · excerpts only · [\d.]+ (ms|s)$/, `badge: ${badge}`);
+  assert.equal(await page.$("#query .vb-answer"), null, "an answer is shown without an LLM");
+  const message = await page.textContent("#query .vb-message");
+  assert.match(message ?? "", /No LLM is configured/, `message: ${message}`);
+  assert.ok(await page.isVisible("#query .vb-message"), "the message is not visible");
+  const excerpts = await page.$$eval("#query .vb-excerpt-text", (nodes) => nodes.length);
+  assert.ok(excerpts > 0, "no excerpts are shown");
+  step(`  ${badge}; ${message}`);
 }
 
 async function createPendingReviews(bridge, vault) {
@@ -179,7 +241,8 @@ async function main() {
     await page.evaluate((token) => window.vaultBridgeHarness.mount(token), bridge.token);
     await page.waitForFunction(() => document.querySelector("#status-bar")?.textContent?.includes("Vault Bridge:"));
 
-    await askAndOpenSources(page);
+    await askAndOpenSources(page, bridge);
+    await askNeedingAnLlm(page);
     const before = { [JWT]: readFileSync(join(vault, JWT), "utf8"), [CODE_REVIEW]: readFileSync(join(vault, CODE_REVIEW), "utf8") };
     await createPendingReviews(bridge, vault);
     await reviewInTheView(page, vault, before);

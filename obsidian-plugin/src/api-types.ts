@@ -44,8 +44,14 @@ export interface Source {
   blocks: Excerpt[];
 }
 
+/**
+ * An answer, or the ranked excerpts when `answer` is null. A tier of 3 or 4 with no answer means
+ * the question needed an LLM that is not configured or failed; `message` says which.
+ */
 export interface QueryResult {
   query: string;
+  /** Names this answer: `from_query` when opening a source, and `query_id` in feedback. */
+  query_id: string;
   answer: string | null;
   tier: number;
   latency_ms: number;
@@ -55,6 +61,52 @@ export interface QueryResult {
   relevance: number;
   message: string | null;
   words: number;
+  /** The notes the answer was taken from; the bridge already credited each as used. */
+  answered_from: string[];
+}
+
+/** How a use of a source was counted: once per note per answer. */
+export type Credit = "credited" | "already_credited";
+
+export interface Relation {
+  target: string;
+  path: string | null;
+  reason: string | null;
+  alias: string | null;
+  heading: string | null;
+  block: string | null;
+  origin: string;
+}
+
+/** `GET /v1/entries/{path}`; `credit` is set when it was opened with `from_query`. */
+export interface EntryOut {
+  path: string;
+  title: string;
+  hash: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  text: string;
+  relations: Relation[];
+  backlinks: string[];
+  problems: string[];
+  lifecycle: Record<string, unknown>;
+  credit: Credit | null;
+}
+
+/** `POST /v1/feedback`: did this source of that answer help? */
+export interface FeedbackRequest {
+  query_id: string;
+  path: string;
+  helpful: boolean;
+}
+
+/** `credit` is null for a not-helpful verdict, which credits nothing. */
+export interface FeedbackResult {
+  query_id: string;
+  path: string;
+  helpful: boolean;
+  credited: boolean;
+  credit: Credit | null;
 }
 
 export type OperationStatus = "applied" | "pending_review" | "failed";

@@ -4,6 +4,9 @@
 import type {
   CurateResult,
   CurateTaskStarted,
+  EntryOut,
+  FeedbackRequest,
+  FeedbackResult,
   Health,
   Lifecycle,
   QueryRequest,
@@ -146,6 +149,17 @@ export class BridgeClient {
 
   search(request: QueryRequest): Promise<QueryResult> {
     return this.call<QueryResult>("POST", "/v1/search", request);
+  }
+
+  /** One note; with `fromQuery` (an answer's `query_id`) the open counts as a use of it. */
+  entry(path: string, fromQuery?: string): Promise<EntryOut> {
+    const query = fromQuery ? `?from_query=${encodeURIComponent(fromQuery)}` : "";
+    return this.call<EntryOut>("GET", `/v1/entries/${encodePath(path)}${query}`);
+  }
+
+  /** Whether a source of an answer helped; a helpful one is credited as used. */
+  feedback(request: FeedbackRequest): Promise<FeedbackResult> {
+    return this.call<FeedbackResult>("POST", "/v1/feedback", request);
   }
 
   lifecycle(path: string): Promise<Lifecycle> {

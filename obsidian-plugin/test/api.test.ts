@@ -97,6 +97,24 @@ describe("BridgeClient", () => {
     expect(bridge.requests[1]?.url).toContain("/v1/lifecycle/team/practices/code%20review.md");
   });
 
+  it("opens an entry from an answer and posts feedback", async () => {
+    const bridge = new FakeBridge({
+      "GET /v1/entries/team/practices/code%20review.md": () => ({ body: { path: "team/practices/code review.md", credit: "credited" } }),
+      "POST /v1/feedback": () => ({
+        body: { query_id: "q 1", path: "a.md", helpful: true, credited: false, credit: "already_credited" },
+      }),
+    });
+    const entry = await client(bridge).entry("team/practices/code review.md", "q 1");
+    expect(entry.credit).toBe("credited");
+    expect(bridge.requests[0]?.url).toBe("http://127.0.0.1:27182/v1/entries/team/practices/code%20review.md?from_query=q%201");
+    await client(bridge).entry("team/practices/code review.md");
+    expect(bridge.requests[1]?.url).toBe("http://127.0.0.1:27182/v1/entries/team/practices/code%20review.md");
+    const verdict = await client(bridge).feedback({ query_id: "q 1", path: "a.md", helpful: true });
+    expect(verdict).toMatchObject({ credited: false, credit: "already_credited" });
+    expect(bridge.requests[2]?.method).toBe("POST");
+    expect(JSON.parse(bridge.requests[2]?.body ?? "")).toEqual({ query_id: "q 1", path: "a.md", helpful: true });
+  });
+
   it("reads the review list as a list or as {reviews}", async () => {
     const bridge = new FakeBridge({ "GET /v1/reviews": () => ({ body: [review()] }) });
     expect(await client(bridge).reviews()).toHaveLength(1);

@@ -58,6 +58,7 @@ export async function settle(): Promise<void> {
 export function queryResult(overrides: Partial<QueryResult> = {}): QueryResult {
   return {
     query: "how long do JWT tokens live",
+    query_id: "q-7f3a",
     answer: "JWT access tokens expire after 24 h.",
     tier: 2,
     latency_ms: 2.3,
@@ -66,6 +67,7 @@ export function queryResult(overrides: Partial<QueryResult> = {}): QueryResult {
     relevance: 0.94,
     message: null,
     words: 78,
+    answered_from: ["engineering/auth/jwt_expiry.md"],
     sources: [
       {
         path: "engineering/auth/jwt_expiry.md",

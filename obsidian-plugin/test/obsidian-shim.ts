@@ -239,6 +239,11 @@ export class Setting {
   }
 }
 
+/** No icon set here: the views fall back to their text glyphs. */
+export function getIcon(_iconId: string): SVGSVGElement | null {
+  return null;
+}
+
 export function requestUrl(): never {
   throw new Error("requestUrl is not available outside Obsidian: inject a RequestFn");
 }

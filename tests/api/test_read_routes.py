@@ -97,3 +97,54 @@ def test_openapi_docs_are_served(api: LiveApi) -> None:
     spec = api.client.get("/openapi.json").json()
     assert "/v1/query" in spec["paths"] and "/v1/entries/{path}" in spec["paths"]
     assert api.client.get("/docs").status_code == 200
+
+
+def _accesses(api: LiveApi, path: str) -> int:
+    view = api.client.get(f"/v1/lifecycle/{path}", headers=api.auth).json()
+    return int(view["access_count"])
+
+
+def test_opening_a_result_and_feedback_credit_a_source_once(api: LiveApi) -> None:
+    found = api.client.post("/v1/search", json={"query": "tokens renewal"}, headers=api.auth)
+    result = found.json()
+    query_id, paths = result["query_id"], [s["path"] for s in result["sources"]]
+    assert query_id and len(paths) >= 2
+    first, second = paths[0], paths[1]
+    assert _accesses(api, first) == 0  # appearing in a result list is not a use
+    opened = api.client.get(
+        f"/v1/entries/{first}", params={"from_query": query_id}, headers=api.auth
+    )
+    assert opened.status_code == 200 and opened.json()["credit"] == "credited"
+    again = api.client.get(
+        f"/v1/entries/{first}", params={"from_query": query_id}, headers=api.auth
+    )
+    assert again.json()["credit"] == "already_credited"
+    plain = api.client.get(f"/v1/entries/{first}", headers=api.auth)
+    assert plain.json()["credit"] is None
+
+    body = {"query_id": query_id, "path": second, "helpful": False}
+    unhelpful = api.client.post("/v1/feedback", json=body, headers=api.auth)
+    assert unhelpful.status_code == 200 and unhelpful.json()["credited"] is False
+    body["helpful"] = True
+    helpful = api.client.post("/v1/feedback", json=body, headers=api.auth).json()
+    assert helpful["credited"] is True and helpful["credit"] == "credited"
+    twice = api.client.post("/v1/feedback", json=body, headers=api.auth).json()
+    assert twice["credited"] is False and twice["credit"] == "already_credited"
+
+    assert _accesses(api, first) == 1 and _accesses(api, second) == 1
+    for other in paths[2:]:
+        assert _accesses(api, other) == 0
+
+
+def test_feedback_refuses_what_it_cannot_credit(api: LiveApi) -> None:
+    answer = api.client.post("/v1/query", json={"query": "refund window"}, headers=api.auth).json()
+    stranger = {"query_id": "0" * 32, "path": "Welcome.md"}
+    unknown = api.client.post("/v1/feedback", json=stranger, headers=api.auth)
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_query"
+    outsider = {"query_id": answer["query_id"], "path": "team/_index.md"}
+    not_source = api.client.post("/v1/feedback", json=outsider, headers=api.auth)
+    assert not_source.status_code == 422
+    assert not_source.json()["error"]["code"] == "not_a_source"
+    escape = {"query_id": answer["query_id"], "path": "../../etc/passwd"}
+    assert api.client.post("/v1/feedback", json=escape, headers=api.auth).status_code == 400
+    assert api.client.post("/v1/feedback", json=stranger).status_code == 401

@@ -13,7 +13,7 @@ from bridge.core.ranking import (
     above_cutoff,
     block_scores,
     expand_relations,
-    lifecycle_factor,
+    lifecycle_order,
     lifecycle_value,
     normalised_relevance,
     pack,
@@ -31,43 +31,54 @@ def test_normalised_relevance() -> None:
 
 def test_lifecycle_value_is_the_weighted_mean_of_its_parts() -> None:
     facts = LifecycleFacts(importance=80, recency=0.5, maturity=Maturity.CORE)
-    expected = (0.25 * 0.8 + 0.5 * 0.5 + 0.25 * 1.0) / 1.0
-    assert lifecycle_value(facts, P) == pytest.approx(expected)
-    assert lifecycle_factor(facts, P) == pytest.approx(1 + 0.05 * (expected - 0.5))
-    best = LifecycleFacts(100, 1.0, Maturity.CORE)
-    worst = LifecycleFacts(0, 0.0, Maturity.DRAFT)
-    assert lifecycle_factor(best, P) == pytest.approx(1.025)
-    assert lifecycle_factor(worst, P) == pytest.approx(0.975)
+    assert lifecycle_value(facts, P) == pytest.approx(0.2 * 0.8 + 0.6 * 0.5 + 0.2 * 1.0)
+    wild = LifecycleFacts(importance=500, recency=3.0, maturity=Maturity.CORE)
+    assert lifecycle_value(wild, P) == pytest.approx(1.0)  # parts are clamped to [0, 1]
 
 
-def test_fresher_more_used_confirmed_note_wins_among_equals() -> None:
-    old = LifecycleFacts(importance=50, recency=0.01, maturity=Maturity.DRAFT)
-    fresh = LifecycleFacts(importance=50, recency=0.9, maturity=Maturity.DRAFT)
-    used = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.DRAFT)
-    core = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.CORE)
-    factors = [lifecycle_factor(f, P) for f in (old, fresh, used, core)]
-    assert factors == sorted(factors) and len(set(factors)) == 4
+OLD = LifecycleFacts(importance=50, recency=0.01, maturity=Maturity.DRAFT)
+FRESH = LifecycleFacts(importance=50, recency=0.9, maturity=Maturity.DRAFT)
+USED = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.DRAFT)
+CONFIRMED = LifecycleFacts(importance=80, recency=0.9, maturity=Maturity.CORE)
 
 
-facts_strategy = st.builds(
-    LifecycleFacts,
-    importance=st.floats(-50, 500, allow_nan=False),
-    recency=st.floats(-1, 2, allow_nan=False),
-    maturity=st.sampled_from(list(Maturity)),
-)
+def test_among_near_equals_the_fresher_more_used_confirmed_note_comes_first() -> None:
+    notes = {"old": OLD, "fresh": FRESH, "used": USED, "confirmed": CONFIRMED}
+    relevance = {"old": 1.0, "fresh": 0.99, "used": 0.98, "confirmed": 0.97}  # within 5%
+    values = {k: lifecycle_value(f, P) for k, f in notes.items()}
+    order = lifecycle_order(list(relevance), relevance, values, P)
+    assert order == ["confirmed", "used", "fresh", "old"]
+
+
+def test_equal_lifecycles_and_small_differences_keep_relevance_order() -> None:
+    relevance = {"a": 1.0, "b": 0.99, "c": 0.98}
+    values = {"a": 0.30, "b": 0.31, "c": 0.30}  # below the 0.02 margin: no reason to move
+    assert lifecycle_order(["a", "b", "c"], relevance, values, P) == ["a", "b", "c"]
+
+
+def test_lifecycle_off_is_relevance_order() -> None:
+    off = RankingParams(lifecycle_tolerance=0.0)
+    relevance, values = {"a": 1.0, "b": 0.999}, {"a": 0.0, "b": 1.0}
+    assert lifecycle_order(["a", "b"], relevance, values, off) == ["a", "b"]
 
 
 @given(
-    rel=st.floats(0.01, 1.0),
-    margin=st.floats(0.051, 10.0),
-    better=facts_strategy,
-    worse=facts_strategy,
+    st.lists(
+        st.tuples(st.floats(0.01, 100.0), st.floats(0.0, 1.0)), min_size=1, max_size=40
+    )
 )
-def test_a_clearly_more_relevant_result_is_never_passed(
-    rel: float, margin: float, better: LifecycleFacts, worse: LifecycleFacts
-) -> None:
-    """Whatever the lifecycle says, 5% more relevance keeps a result ahead (lambda 0.05)."""
-    assert rel * (1 + margin) * lifecycle_factor(worse, P) > rel * lifecycle_factor(better, P)
+def test_a_clearly_more_relevant_result_is_never_passed(items: list[tuple[float, float]]) -> None:
+    """Whatever the lifecycle says, a result 5% more relevant than another stays ahead of it."""
+    keys = sorted(range(len(items)), key=lambda i: -items[i][0])
+    relevance = {i: items[i][0] for i in keys}
+    values = {i: items[i][1] for i in keys}
+    order = lifecycle_order(keys, relevance, values, P)
+    assert sorted(order) == sorted(keys)
+    position = {key: at for at, key in enumerate(order)}
+    for a in keys:
+        for b in keys:
+            if relevance[a] > relevance[b] * (1 + P.lifecycle_tolerance):
+                assert position[a] < position[b], (a, b)
 
 
 def test_block_score_combines_block_window_entry_and_neighbour() -> None:

@@ -23,6 +23,7 @@ TOOLS = {
     "memory_curate",
     "memory_curate_prompt",
     "memory_reviews",
+    "memory_feedback",
 }
 
 
@@ -51,6 +52,24 @@ async def session(params: StdioServerParameters) -> dict[str, Any]:
         )
         out["read"] = payload(
             await client.call_tool("memory_read", {"path": "@engineering/auth/jwt_expiry.md"})
+        )
+        # Opening a result of the search with its query id is a use; so is a helpful verdict,
+        # but a note gets one credit per answer.
+        opened = out["search"]["sources"][-1]["path"]
+        out["opened"] = payload(
+            await client.call_tool(
+                "memory_read", {"path": opened, "from_query": out["search"]["query_id"]}
+            )
+        )
+        out["helpful"] = payload(
+            await client.call_tool(
+                "memory_feedback", {"query_id": out["search"]["query_id"], "path": opened}
+            )
+        )
+        out["stranger"] = payload(
+            await client.call_tool(
+                "memory_feedback", {"query_id": "not-an-answer", "path": opened, "helpful": False}
+            )
         )
         out["prompt"] = payload(
             await client.call_tool("memory_curate_prompt", {"content": "API keys rotate yearly"})
@@ -81,6 +100,13 @@ def check(out: dict[str, Any], vault: Path) -> None:
     assert out["query"]["sources"][0]["path"] == "engineering/auth/jwt_expiry.md"
     assert len(out["search"]["sources"]) <= 3
     assert out["read"]["title"] == "JWT expiry" and len(out["read"]["hash"]) == 64
+    assert out["query"]["query_id"] and out["query"]["answered_from"] == [
+        "engineering/auth/jwt_expiry.md"
+    ]
+    assert out["opened"]["credit"] == "credited"
+    assert out["helpful"]["credit"] == "already_credited" and not out["helpful"]["credited"]
+    assert "not-an-answer" in out["stranger"]["error"]
+    assert out["tools"]["memory_feedback"].annotations.destructive_hint is False
     assert "schema" in out["prompt"]
     statuses = [r["status"] for r in out["curate"]["results"]]
     assert statuses == ["applied", "pending_review"]

@@ -1,6 +1,6 @@
 // The "Ask memory" command: the query panel in a modal.
 
-import { Component, MarkdownRenderer, Modal, type App } from "obsidian";
+import { Component, getIcon as iconSvg, MarkdownRenderer, Modal, type App } from "obsidian";
 import { clear } from "../dom";
 import type { BridgeHost } from "../hub";
 import { openNoteAt } from "../open-note";
@@ -31,6 +31,7 @@ export class AskModal extends Modal {
       renderMarkdown: (markdown, into) =>
         void MarkdownRenderer.render(this.app, markdown, into, "", this.rendered),
       openLink: (linktext) => leave(() => this.app.workspace.openLinkText(linktext, "")),
+      icon: iconSvg,
     });
     panel.input.value = this.initial;
     panel.input.focus();

@@ -1,6 +1,6 @@
 // The right-sidebar view: ask the memory, read the answer, open its sources.
 
-import { ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
+import { getIcon as iconSvg, ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
 import { clear, el } from "../dom";
 import type { BridgeHost } from "../hub";
 import { openNoteAt } from "../open-note";
@@ -39,6 +39,7 @@ export class QueryView extends ItemView {
       open: (source, block) => void openNoteAt(this.app, source.path, block),
       renderMarkdown: (markdown, into) => void MarkdownRenderer.render(this.app, markdown, into, "", this),
       openLink: (linktext) => void this.app.workspace.openLinkText(linktext, ""),
+      icon: iconSvg,
     });
   }
 
