@@ -62,11 +62,7 @@ def test_lifecycle_off_is_relevance_order() -> None:
     assert lifecycle_order(["a", "b"], relevance, values, off) == ["a", "b"]
 
 
-@given(
-    st.lists(
-        st.tuples(st.floats(0.01, 100.0), st.floats(0.0, 1.0)), min_size=1, max_size=40
-    )
-)
+@given(st.lists(st.tuples(st.floats(0.01, 100.0), st.floats(0.0, 1.0)), min_size=1, max_size=40))
 def test_a_clearly_more_relevant_result_is_never_passed(items: list[tuple[float, float]]) -> None:
     """Whatever the lifecycle says, a result 5% more relevant than another stays ahead of it."""
     keys = sorted(range(len(items)), key=lambda i: -items[i][0])
