@@ -96,7 +96,7 @@ class QueryEngine:
         key = QueryCache.key(normalised, options)
         cached = self.cache.exact(key, generation)
         if cached is not None:
-            return self._deliver(cached, {"query": text, "tier": 0}, start)
+            return self._deliver(cached, _replayed(cached, text, 0), start)
         terms = query_terms(normalised)
         tokens = terms.token_set()
         cached = self.cache.fuzzy(
@@ -106,7 +106,7 @@ class QueryEngine:
             lambda entry: self._same_answer(terms, entry, scope),
         )
         if cached is not None:
-            return self._deliver(cached, {"query": text, "tier": 1}, start)
+            return self._deliver(cached, _replayed(cached, text, 1), start)
         result, evidence = self._answer(text, terms, budget, limit, scope, generation)
         if not (result.message or "").startswith(LLM_FAILED_PREFIX):
             # a failure may succeed next time
@@ -314,6 +314,12 @@ def normalise_scope(scope: str | None) -> str | None:
     if ".." in cleaned.split("/") or "\\" in cleaned:
         raise ValueError(f"scope `{scope}` must be a folder inside the vault")
     return cleaned
+
+
+def _replayed(cached: QueryResult, text: str, tier: int) -> dict[str, object]:
+    """What a cache hit changes in the cached answer: the query as asked, the tier, and which
+    question the answer was computed for."""
+    return {"query": text, "tier": tier, "reused_from": cached.reused_from or cached.query}
 
 
 def _ms(start: float) -> float:

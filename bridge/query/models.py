@@ -16,6 +16,11 @@ class Excerpt(BaseModel):
         None, description="Obsidian block id (`^id`), if the block has one"
     )
     heading: str = Field("", description="Heading path above the block")
+    score: float = Field(
+        0.0,
+        description="The block's relevance (block, window, note and neighbour BM25 parts); "
+        "the lifecycle reorders blocks within 5% of each other but never changes this",
+    )
 
 
 class Source(BaseModel):
@@ -53,6 +58,11 @@ class QueryResult(BaseModel):
     relevance: float = Field(0.0, description="Normalised relevance of the top hit, 0-1")
     message: str | None = None
     words: int = Field(0, description="Words in all excerpts (what the budget limits)")
+    reused_from: str | None = Field(
+        None,
+        description="Tiers 0-1: the question whose cached answer this is (it retrieves the same "
+        "notes: the words that differ are question or stop words, or match no note)",
+    )
     answered_from: list[str] = Field(
         default_factory=list,
         description="Notes the answer was taken from (tier 2's note, the notes an LLM answer "

@@ -125,7 +125,7 @@ class Retriever:
         block_values = {block: values[block[0]] for block in by_relevance}
         order = lifecycle_order(by_relevance, priority, block_values, rp)
         chosen, texts, counts = self._pack(order, budget)
-        sources = self._sources(chosen, texts, records, note_score, referrer)
+        sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
         for nid in sorted(referrer, key=lambda n: -note_score[n]):
             rec = records.get(nid)
@@ -200,6 +200,7 @@ class Retriever:
         records: dict[int, NoteRecord],
         note_score: dict[int, float],
         referrer: dict[int, int],
+        priority: dict[BlockKey, float],
     ) -> list[Source]:
         """Notes of the packed blocks, in order of their best block."""
         by_note: dict[int, list[BlockKey]] = {}
@@ -216,6 +217,7 @@ class Retriever:
                     line=texts[k].line,
                     block_id=texts[k].block_id,
                     heading=texts[k].heading,
+                    score=round(priority.get(k, 0.0), 6),
                 )
                 for k in keys  # best first: the first block is the best answer
             ]
