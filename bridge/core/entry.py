@@ -29,6 +29,9 @@ ProblemCode = Literal[
     "outside_vault",
     "unresolved_link",
     "missing",
+    "yaml_too_complex",
+    "special_file",
+    "bad_value",
 ]
 
 KNOWN_KEYS = ("title", "summary", "tags", "status", "created", "updated", "author")
@@ -216,6 +219,47 @@ def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _status(value: object) -> str | None:
+    """A status word; anything else (a list, a mapping) is no status (reported by
+    `_bad_values`)."""
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value).strip() or None
+    return None
+
+
+def _bad_values(path: str, meta: dict[str, Any]) -> list[Problem]:
+    """Frontmatter values the bridge interprets but cannot use, as doctor findings.
+
+    Dates that are not dates are ignored (recency falls back as for a note without them) and
+    do not stop the bridge from writing other keys. A `status` that is not a word does: the
+    decay job would otherwise replace a value a person put there.
+    """
+    found: list[Problem] = []
+    for key in ("created", "updated"):
+        value = meta.get(key)
+        if value is not None and value != "" and _as_datetime(value) is None:
+            shown = str(value)[:40]
+            found.append(
+                Problem(
+                    path,
+                    "bad_value",
+                    f"{path}: `{key}: {shown}` is not a date (YYYY-MM-DD or ISO 8601); ignored",
+                    blocks_writes=False,
+                )
+            )
+    status = meta.get("status")
+    if status is not None and _status(status) is None and status != "":
+        found.append(
+            Problem(
+                path,
+                "bad_value",
+                f"{path}: `status` is a {type(status).__name__}, not a word such as draft, "
+                "stable or core; the bridge will not write this note until it is one",
+            )
+        )
+    return found
+
+
 def parse_note(path: str, text: str) -> Note:
     """Understand any note. Never raises; problems are returned on the note."""
     problems: list[Problem] = []
@@ -225,6 +269,10 @@ def parse_note(path: str, text: str) -> Note:
     if parts.has_block:
         try:
             meta = fm.load(parts.yaml_text)
+        except fm.FrontmatterTooComplexError as exc:
+            message = f"{path}: {exc}; read as plain text until a person simplifies it"
+            problems.append(Problem(path, "yaml_too_complex", message))
+            body, body_line = text.lstrip("\ufeff"), 0
         except fm.FrontmatterError as exc:
             problems.append(Problem(path, "malformed_frontmatter", f"{path}: {exc}"))
             # Index the whole file as text so nothing in it becomes unfindable.
@@ -242,6 +290,7 @@ def parse_note(path: str, text: str) -> Note:
             )
     if not text.strip():
         problems.append(Problem(path, "empty", f"{path}: the note is empty", blocks_writes=False))
+    problems += _bad_values(path, meta)
 
     structure = parse_structure(body)
     body_lines = body.split("\n")
@@ -260,7 +309,7 @@ def parse_note(path: str, text: str) -> Note:
         title=_text(meta.get("title")) or title,
         summary=_text(meta.get("summary")),
         tags=_as_tags(meta.get("tags")),
-        status=_text(meta.get("status")) or None,
+        status=_status(meta.get("status")),
         created=_as_datetime(meta.get("created")),
         updated=_as_datetime(meta.get("updated")),
         author=_text(meta.get("author")) or None,

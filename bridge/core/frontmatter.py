@@ -1,9 +1,10 @@
 """YAML frontmatter: lenient reading and the surgical one-key edit.
 
-Reading uses python-frontmatter's YAML handler (safe loader). Writing never re-serialises the
-block: Obsidian users hand-format their YAML (key order, quotes, comments, dates), and a
-round trip through a YAML library would rewrite all of it. `set_key` changes the lines of one
-key and keeps every other byte.
+Reading uses PyYAML's safe loader with limits (a hand-made or hostile note must not hang or
+exhaust the process, nor crash every command with one impossible date). Writing never
+re-serialises the block: Obsidian users hand-format their YAML (key order, quotes, comments,
+dates), and a round trip through a YAML library would rewrite all of it. `set_key` changes the
+lines of one key and keeps every other byte.
 """
 
 from __future__ import annotations
@@ -15,16 +16,120 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_ ./+:@-]*$")
-_yaml = YAMLHandler()
+# Limits of what a note's frontmatter may ask the loader to build. Real properties are a few
+# dozen keys; a 314-byte chain of aliases nine deep expands to 43 million values.
+MAX_YAML_CHARS = 256 * 1024
+MAX_YAML_ALIASES = 100
+MAX_YAML_DEPTH = 50
+MAX_YAML_VALUES = 50_000
 
 
 class FrontmatterError(ValueError):
     """Frontmatter that cannot be edited safely (malformed YAML, not a mapping...)."""
+
+
+class FrontmatterTooComplexError(FrontmatterError):
+    """Frontmatter over the loader's limits (aliases, nesting, size): read as text instead."""
+
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """The safe loader, with values it cannot build kept as the text a person wrote."""
+
+
+def _lenient(construct: Any) -> Any:
+    """A scalar constructor that keeps the raw text when the value is impossible.
+
+    `created: 2026-02-30`, month 13, hour 25, year 0000, a 5,000-digit integer: PyYAML raises
+    `ValueError` from deep in the loader, which crashed every command that read the note.
+    """
+
+    def build(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, OverflowError):
+            return loader.construct_scalar(node)
+
+    return build
+
+
+_Loader.add_constructor(
+    "tag:yaml.org,2002:timestamp", _lenient(SafeConstructor.construct_yaml_timestamp)
+)
+_Loader.add_constructor("tag:yaml.org,2002:int", _lenient(SafeConstructor.construct_yaml_int))
+_Loader.add_constructor("tag:yaml.org,2002:float", _lenient(SafeConstructor.construct_yaml_float))
+
+
+def _check_limits(root: Node) -> None:
+    """Refuse a node graph whose aliases, nesting or expanded size are over the limits.
+
+    Aliases make the graph a DAG whose nodes are shared; what a reader of the values (the index,
+    JSON answers) sees is the expansion. Sizes are counted with one visit per node, iteratively,
+    so the check itself stays linear and never recurses.
+    """
+    expanded: dict[int, int] = {}
+    seen: set[int] = set()
+    aliases = 0
+    stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        if depth > MAX_YAML_DEPTH:
+            raise FrontmatterTooComplexError(
+                f"frontmatter nests deeper than {MAX_YAML_DEPTH} levels"
+            )
+        children = _children(node)
+        if done:
+            total = 1 + sum(expanded.get(id(c), 1) for c in children)
+            if total > MAX_YAML_VALUES:
+                raise FrontmatterTooComplexError(
+                    f"frontmatter expands to more than {MAX_YAML_VALUES:,} values "
+                    "(aliases of aliases)"
+                )
+            expanded[key] = total
+            continue
+        if key in seen:
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
+                raise FrontmatterTooComplexError(
+                    f"frontmatter uses more than {MAX_YAML_ALIASES} aliases (`*name`)"
+                )
+            if key not in expanded:
+                raise FrontmatterTooComplexError("frontmatter refers to itself (a recursive alias)")
+            continue
+        seen.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in reversed(children))
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _load_yaml(yaml_text: str) -> Any:
+    if len(yaml_text) > MAX_YAML_CHARS:
+        raise FrontmatterTooComplexError(f"frontmatter is over {MAX_YAML_CHARS // 1024} KB")
+    loader = _Loader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_limits(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 @dataclass(frozen=True)
@@ -73,7 +178,9 @@ def load(yaml_text: str) -> dict[str, Any]:
     if not yaml_text.strip():
         return {}
     try:
-        data = _yaml.load(yaml_text)
+        data = _load_yaml(yaml_text)
+    except RecursionError as exc:
+        raise FrontmatterTooComplexError("frontmatter nests too deep to read") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -140,26 +247,32 @@ def set_key(text: str, key: str, value: object) -> str:
 
     Adds the key at the end of the block when missing, and a block when the note has none.
     Refuses malformed frontmatter: a human must fix it first, and guessing could lose text.
+    Each line keeps its own line ending; a new line takes the frontmatter's own (the opening
+    fence's), never one guessed from the rest of the file: a note with LF frontmatter and one
+    CRLF line in its body had its closing fence merged into `status: draft---`.
     """
-    newline = "\r\n" if "\r\n" in text[:4096] else "\n"
     rendered = f"{key}: {format_scalar(value)}"
     parts = split(text)
     if not parts.has_block:
+        first_break = text.find("\n")
+        newline = "\r\n" if first_break > 0 and text[first_break - 1] == "\r" else "\n"
         bom = "\ufeff" if text.startswith("\ufeff") else ""
         return f"{bom}---{newline}{rendered}{newline}---{newline}{parts.body}"
     before = load(parts.yaml_text)  # raises FrontmatterError for YAML we must not touch
-    lines = parts.yaml_text.split(newline)
-    span = _key_span(lines, key)
+    newline = "\r\n" if text[: parts.yaml_start].endswith("\r\n") else "\n"
+    raw = re.split(r"(?<=\n)", parts.yaml_text)  # lines with their own endings
+    bare = [line.rstrip("\n").rstrip("\r") for line in raw]
+    span = _key_span(bare, key)
     if span is None:
-        if lines and lines[-1] == "":
-            lines.insert(len(lines) - 1, rendered)
-        else:
-            lines.append(rendered)
-            lines.append("")
+        at = len(raw) - 1 if raw and raw[-1] == "" else len(raw)
+        if at > 0 and not raw[at - 1].endswith("\n"):
+            raw[at - 1] += newline
+        raw.insert(at, rendered + newline)
     else:
         start, end = span
-        lines[start:end] = [rendered + _trailing_comment(lines[start])]
-    new_yaml = newline.join(lines)
+        ending = raw[end - 1][len(bare[end - 1]) :]
+        raw[start:end] = [rendered + _trailing_comment(bare[start]) + ending]
+    new_yaml = "".join(raw)
     after = load(new_yaml)
     expected = {**before, key: load(rendered).get(key)}
     if after != expected:

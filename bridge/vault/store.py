@@ -142,6 +142,16 @@ class VaultStore:
     def _problem(self, rel: str, code: str, message: str) -> NoteError:
         return NoteError(Problem(rel, code, f"{rel}: {message}"))  # type: ignore[arg-type]
 
+    def _special(self, rel: str, mode: int) -> NoteError:
+        if stat.S_ISDIR(mode):
+            return self._problem(rel, "unreadable", "is a folder, not a note")
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode)
+            else "a device, socket or other special file"
+        )
+        return self._problem(rel, "special_file", f"is {kind}, not a regular file; never read")
+
     def read(self, rel_path: str) -> NoteFile:
         """Read a note without changing it. Raises `NoteError` naming the file and the reason."""
         rel = rel_path
@@ -151,11 +161,18 @@ class VaultStore:
         except UnsafePathError as exc:
             raise self._problem(rel, "outside_vault", str(exc)) from exc
         try:
+            # The type is checked before opening: opening a FIFO named `x.md` blocks until a
+            # writer appears, which hung every command (and the watcher) forever. O_NONBLOCK
+            # covers a FIFO swapped in between the check and the open; fstat then refuses it.
             # O_NOFOLLOW is not needed: `absolute` already refused links leaving the vault.
-            with target.open("rb") as handle:
+            kind = target.stat().st_mode
+            if not stat.S_ISREG(kind):
+                raise self._special(rel, kind)
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as handle:
                 info = os.fstat(handle.fileno())
                 if not stat.S_ISREG(info.st_mode):
-                    raise self._problem(rel, "unreadable", "not a regular file")
+                    raise self._special(rel, info.st_mode)
                 if info.st_size > self.max_note_bytes:
                     mb = info.st_size / 1_048_576
                     limit = self.max_note_bytes / 1_048_576
