@@ -32,6 +32,7 @@ ProblemCode = Literal[
     "yaml_too_complex",
     "special_file",
     "bad_value",
+    "write_conflict",
 ]
 
 KNOWN_KEYS = ("title", "summary", "tags", "status", "created", "updated", "author")

@@ -29,7 +29,7 @@ from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
 from bridge.state.reviews import Review, ReviewState, ReviewStore, Snapshot
-from bridge.vault.store import NoteError, VaultStore, content_hash
+from bridge.vault.store import NoteError, VaultStore, WriteConflictError, content_hash
 
 log = logging.getLogger(__name__)
 HUMAN = "human"
@@ -140,6 +140,13 @@ class CurationExecutor:
             return OpResult(position, op.type, op.path, "pending_review", message, review.id)
         try:
             snapshots = self.execute(plan, author, now, done)
+        except WriteConflictError:
+            # A human edit landed while the write was being made: it stays, and the agent's
+            # change waits for a person (approving it shows the diff against the new text).
+            why = "the note changed while the agent's write was being made (a human edit)"
+            review = self._add_review("pending", plan, author, why, now)
+            message = f"waiting for review {review.id}: {why}{notes}"
+            return OpResult(position, op.type, op.path, "pending_review", message, review.id)
         except (OSError, NoteError) as exc:
             return OpResult(position, op.type, op.path, "failed", f"write failed: {exc}")
         review_id = None
@@ -239,9 +246,12 @@ class CurationExecutor:
         if change.role == "link" or (keep_human and before is not None):
             # A link rewrite, or an approved edit of a human's note, leaves the note whose it was.
             writer = self.writes.agent_of(change.path, before) if before is not None else None
-        self.store.write(change.path, change.after)
         if writer is not None:
+            # Recorded before the rename: a crash between the two must not leave the bridge's
+            # own bytes looking like a human's (later agent edits would wait for review).
+            # Bytes that never land match no file, so a record of them is harmless.
             self.writes.record(change.path, change.after, writer, now)
+        self.store.write(change.path, change.after, expected=before)
 
     def finish(self, done: Applied, author: str, message: str | None = None) -> str | None:
         """After a batch: index what changed, commit the index, and commit to git if asked."""
