@@ -7,6 +7,7 @@ refusal is the same JSON error shape as the routes use.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import os
 import secrets
@@ -66,15 +67,40 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def host_is_loopback(host_header: str | None) -> bool:
-    """True for `127.0.0.1:27182`, `localhost`, `[::1]:80`...: DNS rebinding gets a foreign name."""
+    """True for `127.0.0.1:27182`, `localhost`, `[::1]:80`...: DNS rebinding gets a foreign name.
+
+    Parsed exactly: a loopback IP address (`127.0.0.1`, any `127.x.y.z`, `::1` in brackets) or
+    `localhost`, then at most a numeric port. A prefix test let `127.attacker.example` and
+    `127.0.0.1.nip.io`, names an attacker's DNS can point at 127.0.0.1, through.
+    """
     if not host_header:
         return False
     host = host_header.strip().lower()
+    port = ""
     if host.startswith("["):
-        host = host[: host.find("]") + 1] if "]" in host else host
+        end = host.find("]")
+        if end < 0:
+            return False
+        host, port = host[1:end], host[end + 1 :]
+        if port and not port.startswith(":"):
+            return False
+        port = port[1:]
     elif host.count(":") == 1:
-        host = host.split(":", 1)[0]
-    return host in LOOPBACK_HOSTS or host.startswith("127.")
+        host, port = host.split(":", 1)
+    elif ":" in host:
+        return host == "::1"  # a bare IPv6 address has no room for a port
+    if port and not (port.isascii() and port.isdigit() and len(port) <= 5):
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _header_count(scope: Scope, name: bytes) -> int:
+    return sum(1 for key, _ in scope.get("headers", []) if key.lower() == name)
 
 
 class GuardMiddleware:
@@ -89,7 +115,7 @@ class GuardMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if not host_is_loopback(_header(scope, b"host")):
+        if _header_count(scope, b"host") != 1 or not host_is_loopback(_header(scope, b"host")):
             await send_error(
                 send,
                 421,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from bridge.api.app import create_app
-from bridge.api.security import LOOPBACK_HOSTS, load_or_create_token
+from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.server import BackgroundServer, discovery_file
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
@@ -38,7 +38,10 @@ def serve(
         bridge = open_bridge(settings)
     except (StateDBError, IndexBusyError, VaultError) as exc:
         raise fail(str(exc)) from exc
-    if settings.host not in LOOPBACK_HOSTS and not settings.host.startswith("127."):
+    cleaned = bridge.store.clean_temp_files()
+    if cleaned:
+        err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")
+    if not host_is_loopback(settings.host):
         err_console.print(
             f"[yellow]warning:[/] listening on {settings.host}: requests must still name a "
             "loopback Host, so this only helps behind a local proxy"

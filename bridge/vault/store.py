@@ -15,6 +15,7 @@ import hashlib
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -320,15 +321,23 @@ class VaultStore:
             ) from exc
         return self.write(note.path, new_text.encode("utf-8"), expected=note.data)
 
-    def clean_temp_files(self) -> list[str]:
-        """Remove temp files left by a crash mid-write (the note itself is intact)."""
+    def clean_temp_files(self, older_than_seconds: float = 60.0) -> list[str]:
+        """Remove temp files a crash left mid-write (the note itself is intact).
+
+        Only files older than `older_than_seconds`: another process of the bridge (a CLI
+        command next to `serve`) may be writing one right now, and a write takes milliseconds.
+        """
         removed = []
+        cutoff = time.time() - older_than_seconds
         for dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = [d for d in dirnames if d not in {".git", ".obsidian", ".trash"}]
             for name in filenames:
-                if TEMP_MARKER in name:
-                    path = Path(dirpath) / name
-                    with contextlib.suppress(OSError):
+                if TEMP_MARKER not in name or not name.startswith("."):
+                    continue
+                path = Path(dirpath) / name
+                with contextlib.suppress(OSError):
+                    info = path.lstat()
+                    if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
                         path.unlink()
                         removed.append(self.relative(path))
         return removed

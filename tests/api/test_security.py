@@ -51,6 +51,43 @@ def test_loopback_host_spellings() -> None:
         assert host_is_loopback(ok), ok
     for bad in (None, "", "example.com", "10.0.0.1", "[::2]:80", "localhost.evil.com"):
         assert not host_is_loopback(bad), bad
+    # Names an attacker's DNS can point at 127.0.0.1 (DNS rebinding), and malformed ports.
+    for bad in (
+        "127.attacker.example",
+        "127.0.0.1.nip.io",
+        "127.0.0.1.nip.io:27182",
+        "localhost.",
+        "127.0.0.1:abc",
+        "127.0.0.1:27182:1",
+        "[::1]x",
+        "[::1]:99999999",
+        "::2",
+    ):
+        assert not host_is_loopback(bad), bad
+
+
+@pytest.mark.parametrize("host", ["127.attacker.example", "127.0.0.1.nip.io:27182"])
+def test_a_rebinding_name_is_refused(api: LiveApi, host: str) -> None:
+    response = api.client.get("/v1/status", headers={**api.auth, "Host": host})
+    assert response.status_code == 421
+
+
+def test_a_duplicate_host_header_is_refused(api: LiveApi) -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(api.url)
+    request = (
+        f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n"
+        f"Authorization: Bearer {api.token}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection((where.hostname, where.port), timeout=10) as conn:
+        conn.sendall(request)
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    status_line = reply.split(b"\r\n", 1)[0]
+    assert b" 200 " not in status_line and (b" 421 " in status_line or b" 400 " in status_line)
 
 
 def test_a_foreign_origin_is_refused(api: LiveApi) -> None:

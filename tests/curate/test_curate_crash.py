@@ -51,7 +51,7 @@ def test_a_crash_mid_curation_leaves_the_old_note_intact(
     # The next bridge cleans up and can curate the same note.
     bridge = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
     try:
-        assert len(bridge.store.clean_temp_files()) == 1
+        assert len(bridge.store.clean_temp_files(older_than_seconds=0)) == 1
         assert bridge.store.read(PATH).data == original
         op = {"type": "UPDATE", "path": PATH, "summary": "after the crash"}
         result = bridge.executor.apply(parse_operations([op]), "next")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -54,6 +55,10 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
     template_vault: Path, tmp_path: Path
 ) -> None:
     state = tmp_path / "state"
+    # A crash mid-write an hour ago left a temp file: serve removes it when it starts.
+    leftover = template_vault / "billing" / ".renewal.md.vb-tmp-0123456789ab"
+    leftover.write_text("half a note")
+    os.utime(leftover, (time.time() - 3600, time.time() - 3600))
     command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
     args = ["serve", "--vault", str(template_vault), "--state-dir", str(state), "--port", "0"]
     proc = subprocess.Popen(
@@ -62,6 +67,7 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
     try:
         lines = _lines(proc)
         _wait_for(lines, "watching")
+        assert not leftover.exists()
         # The API is up, found through the discovery file, with the token from the state dir.
         info = json.loads((state / "bridge.json").read_text())
         assert info["host"] == "127.0.0.1" and info["pid"] == proc.pid and info["port"] > 0
