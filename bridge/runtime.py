@@ -30,6 +30,7 @@ from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
 from bridge.settings import Settings
 from bridge.state.lifecycle_store import LifecycleStore, open_lifecycle
+from bridge.state.private import private_dir
 from bridge.vault.journal import WriteJournal
 from bridge.vault.store import NoteError, VaultStore
 
@@ -162,8 +163,7 @@ def open_bridge(settings: Settings) -> Bridge:
     store = VaultStore(
         settings.vault, settings.ignore_rules, settings.max_note_bytes, journal=WriteJournal()
     )
-    state = settings.state_path
-    state.mkdir(parents=True, exist_ok=True)
+    state = private_dir(settings.state_path)
     index = SearchIndex(state / "index")
     lifecycle = open_lifecycle(settings)
     engine = QueryEngine(index, StateLifecycle(lifecycle), engine_params(settings))

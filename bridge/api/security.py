@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from bridge.state.private import private_dir
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -30,8 +32,7 @@ DOC_PATHS = ("/docs", "/openapi.json", "/docs/oauth2-redirect", "/redoc")
 
 def load_or_create_token(state_dir: Path) -> str:
     """The API token: created at first start (mode 0600), then read back."""
-    path = state_dir / "token"
-    state_dir.mkdir(parents=True, exist_ok=True)
+    path = private_dir(state_dir) / "token"
     try:
         token = path.read_text().strip()
         if token:

@@ -21,6 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from bridge.state.private import private_dir, private_file
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "state.sqlite"
@@ -166,7 +168,8 @@ class StateDB:
         to `state.sqlite.corrupt-<time>` with a warning and a fresh database takes its place.
         """
         try:
-            state_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(state_dir)
+            private_file(state_dir / DB_NAME)
         except OSError as exc:
             raise StateDBError(f"cannot create the state folder {state_dir}: {exc}") from exc
         path = state_dir / DB_NAME
