@@ -222,6 +222,8 @@ def graph(
     """Notes and their resolved links (relations), as Obsidian's graph shows them."""
     snap = ctx.graph.snapshot()
     prefix = folder.strip().strip("/")
+    if ".." in prefix.split("/") or "\\" in prefix:
+        raise ApiError(400, "bad_path", f"folder `{folder}` leaves the vault")
     inside = (lambda p: p.startswith(prefix + "/")) if prefix else (lambda p: True)
     nodes = [
         GraphNode(path=p, title=r.title, status=r.status)

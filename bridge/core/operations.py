@@ -183,6 +183,15 @@ class Operation(BaseModel):
 
     @model_validator(mode="after")
     def _shape(self) -> Operation:
+        if self.type == "ADD":
+            # A note the bridge creates must have a name every platform and link can carry;
+            # UPSERT and MERGE into a new path are checked when the planner finds no note.
+            try:
+                strict = normalise_note_path(self.path, new=True)
+            except ValueError as exc:
+                raise ValueError(str(exc)) from exc
+            if strict != self.path:
+                raise ValueError(f"write the new name `{self.path}` in NFC form: `{strict}`")
         if self.type == "MERGE":
             if not self.merge_from:
                 raise ValueError("MERGE needs `merge_from`: the entries to fold into `path`")
@@ -216,6 +225,9 @@ def check_new_entry_path(path: str) -> None:
     Existing notes anywhere can be updated or deleted; only new ones must sit 2 or 3 folders deep
     so the tree stays navigable (an `_index.md` overview may sit in any folder).
     """
+    strict = normalise_note_path(path, new=True)  # names every platform and link can carry
+    if strict != path:
+        raise ValueError(f"write the new name `{path}` in NFC form: `{strict}`")
     folders = path.count("/")
     if path.rsplit("/", 1)[-1].lower() == INDEX_NAME and folders >= 1:
         return

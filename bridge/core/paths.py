@@ -24,7 +24,13 @@ class UnsafePathError(ValueError):
     """A path that would leave the vault or cannot exist on every platform Obsidian runs on."""
 
 
-def _check_segment(segment: str, original: str) -> None:
+# Bidirectional overrides and other invisible format characters (Unicode category Cf) make a
+# name display differently from what it is (`evil\u202egnp.md` shows as `evilpng.md`).
+def _invisible(c: str) -> bool:
+    return unicodedata.category(c) in {"Cc", "Cf"}
+
+
+def _check_segment(segment: str, original: str, strict: bool) -> None:
     if segment in {"", "."}:
         raise UnsafePathError(f"path `{original}` has an empty or `.` segment")
     if segment == "..":
@@ -34,6 +40,12 @@ def _check_segment(segment: str, original: str) -> None:
             f"path `{original}`: `{segment}` starts with a dot; dot folders and files are hidden "
             "from Obsidian and ignored by the bridge"
         )
+    if "\x00" in segment:
+        raise UnsafePathError(f"path `{original}` contains a NUL character")
+    if len(segment.encode("utf-8")) > _MAX_SEGMENT_BYTES:
+        raise UnsafePathError(f"path `{original}`: a name is longer than 255 bytes")
+    if not strict:
+        return
     bad = sorted({c for c in segment if c in _WINDOWS_ILLEGAL or c in _OBSIDIAN_ILLEGAL})
     if bad:
         shown = " ".join(f"`{c}`" for c in bad)
@@ -41,29 +53,37 @@ def _check_segment(segment: str, original: str) -> None:
             f"path `{original}`: `{segment}` contains {shown}, "
             "which Windows or Obsidian links cannot use"
         )
-    if any(unicodedata.category(c) == "Cc" for c in segment):
-        raise UnsafePathError(f"path `{original}` contains control characters")
+    if any(_invisible(c) for c in segment):
+        raise UnsafePathError(
+            f"path `{original}` contains control or invisible formatting characters "
+            "(such as a right-to-left override)"
+        )
     if segment != segment.rstrip(" ."):
         raise UnsafePathError(f"path `{original}`: `{segment}` ends with a space or a dot")
     if _WINDOWS_RESERVED.match(segment):
         raise UnsafePathError(f"path `{original}`: `{segment}` is a reserved name on Windows")
-    if len(segment.encode("utf-8")) > _MAX_SEGMENT_BYTES:
-        raise UnsafePathError(f"path `{original}`: a name is longer than 255 bytes")
 
 
 def _looks_absolute(path: str) -> bool:
     return path.startswith(("/", "\\", "~")) or bool(re.match(r"^[A-Za-z]:", path))
 
 
-def normalise_note_path(path: str) -> str:
+def normalise_note_path(path: str, new: bool = False) -> str:
     """Return the canonical `a/b/c.md` form of a note path, or raise `UnsafePathError`.
 
-    Accepts `@a/b/c.md`, `a/b/c`, `a/b/c.md` and surrounding white space. Refuses absolute
-    paths, `..`, backslashes, hidden segments and characters that Windows or Obsidian links
-    cannot carry, so a name that passes here is safe to create anywhere the vault syncs to.
+    Accepts `@a/b/c.md`, `a/b/c`, `a/b/c.md` and surrounding white space. Always refuses
+    absolute paths, `..`, backslashes and hidden segments: nothing may leave the vault.
+
+    `new=True` is for a note the bridge is about to create: the name is also NFC-normalised and
+    must be one that every platform Obsidian runs on can hold and a link can name (no
+    `# ^ [ ] |`, no Windows-reserved or control or invisible characters). Existing notes are
+    named as they are on disk: a human's `aux.md`, `C# tips.md` or a macOS NFD name must stay
+    readable (they were reported missing and never indexed).
     """
     original = path
-    candidate = unicodedata.normalize("NFC", path.strip())
+    candidate = path.strip()
+    if new:
+        candidate = unicodedata.normalize("NFC", candidate)
     if candidate.startswith("@"):
         candidate = candidate[1:]
     if not candidate:
@@ -76,7 +96,7 @@ def normalise_note_path(path: str) -> str:
         candidate = candidate[: -len(NOTE_SUFFIX)]
     segments = candidate.split("/")
     for segment in segments:
-        _check_segment(segment, original)
+        _check_segment(segment, original, new)
     return "/".join(segments) + NOTE_SUFFIX
 
 

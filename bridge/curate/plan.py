@@ -145,6 +145,18 @@ class Planner:
 
     def plan(self, op: Operation) -> Plan:
         """The file changes `op` makes; `PlanError` when it cannot be done."""
+        made = self._plan(op)
+        limit = self.store.max_note_bytes
+        for change in made.changes:
+            if change.after is not None and len(change.after) > limit:
+                raise PlanError(
+                    f"{op.type}: `{change.path}` would be {len(change.after) / 1_048_576:.1f} MB, "
+                    f"over the {limit / 1_048_576:.0f} MB note limit (setting max_note_bytes): "
+                    "the bridge could not read it back; split the content into several entries"
+                )
+        return made
+
+    def _plan(self, op: Operation) -> Plan:
         current = self.read(op.path)
         match op.type:
             case "ADD":
@@ -239,6 +251,11 @@ class Planner:
         return Plan(op, "UPDATE", (change,), {op.path: current.hash}, self._notes_for(op, op.path))
 
     def _merge(self, op: Operation, current: NoteFile | None) -> Plan:
+        if current is None:  # merging into a new note: the rules for new names apply
+            try:
+                check_new_entry_path(op.path)
+            except ValueError as exc:
+                raise PlanError(f"MERGE: {exc}") from exc
         sources: list[tuple[NoteFile, Note]] = []
         for path in op.merge_from:
             file = self.read(path)

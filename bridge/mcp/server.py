@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from bridge import __version__
@@ -46,7 +47,9 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         try:
             return _dump(fn(*args))
         except BackendError as exc:
-            return _dump({"error": str(exc)})
+            # A refusal is an error result (`isError: true`), so a client or model cannot
+            # mistake it for an answer; the message says what to fix.
+            raise ToolError(str(exc)) from exc
 
     @server.tool(annotations=READ_ONLY)
     def memory_query(query: str, budget_words: int = 500, scope: str | None = None) -> str:

@@ -88,6 +88,7 @@ class QueryEngine:
         The notes the answer was taken from are credited as used (DESIGN 4), once each.
         """
         start = time.perf_counter()
+        check_request(text, budget_words, limit)
         budget = budget_words or self.params.default_budget
         scope = normalise_scope(scope)
         normalised = normalise_query(text)
@@ -144,6 +145,7 @@ class QueryEngine:
         result's `query_id` is (`use`).
         """
         start = time.perf_counter()
+        check_request(text, budget_words, limit)
         generation = self.index.generation
         terms = query_terms(normalise_query(text))
         budget = budget_words or self.params.default_budget
@@ -302,6 +304,29 @@ class QueryEngine:
     ) -> Retrieval:
         """Ranked sources with excerpts under `budget` words (see `Retriever.retrieve`)."""
         return self.retriever.retrieve(terms, budget, limit, scope)
+
+
+MAX_QUERY_CHARS = 100_000
+BUDGET_RANGE = (10, 100_000)
+LIMIT_RANGE = (1, 1000)
+
+
+def check_request(text: str, budget_words: int | None, limit: int) -> None:
+    """The same bounds for every way in (HTTP, MCP, CLI, Python): `ValueError` saying which.
+
+    The HTTP API's schema had them; the MCP tools and the CLI passed a negative budget,
+    `limit=-1` or a 200,000-character query straight through.
+    """
+    if len(text) > MAX_QUERY_CHARS:
+        raise ValueError(
+            f"the query is {len(text):,} characters; at most {MAX_QUERY_CHARS:,} are accepted"
+        )
+    low, high = BUDGET_RANGE
+    if budget_words is not None and not low <= budget_words <= high:
+        raise ValueError(f"budget_words must be between {low} and {high:,}, not {budget_words}")
+    low, high = LIMIT_RANGE
+    if not low <= limit <= high:
+        raise ValueError(f"limit must be between {low} and {high}, not {limit}")
 
 
 def normalise_scope(scope: str | None) -> str | None:

@@ -16,6 +16,7 @@ import os
 import secrets
 import stat
 import time
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,13 @@ class VaultStore:
         """The file of a vault path, refusing any spelling or symlink that leaves the vault."""
         rel = normalise_note_path(rel_path)
         target = self.root / rel
+        if not target.exists() and not rel.isascii():
+            # A note named on macOS is often NFD on disk, while agents and links spell it NFC.
+            for form in ("NFD", "NFC"):
+                other = self.root / unicodedata.normalize(form, rel)
+                if other.exists():
+                    target = other
+                    break
         resolved = target.resolve()
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault (symlink?)")
@@ -275,6 +283,10 @@ class VaultStore:
             pass
         if expected is not _UNCHECKED and current != expected:
             raise WriteConflictError(rel, current)
+        if current is None:
+            # A note the bridge creates gets a name every platform and link can carry;
+            # existing notes keep whatever name a human gave them.
+            normalise_note_path(rel, new=True)
         if current == data:
             return WriteResult(rel, False, new_hash)
         folder = target.parent

@@ -148,3 +148,10 @@ def test_feedback_refuses_what_it_cannot_credit(api: LiveApi) -> None:
     escape = {"query_id": answer["query_id"], "path": "../../etc/passwd"}
     assert api.client.post("/v1/feedback", json=escape, headers=api.auth).status_code == 400
     assert api.client.post("/v1/feedback", json=stranger).status_code == 401
+
+
+def test_graph_and_tree_refuse_a_folder_outside_the_vault(api: LiveApi) -> None:
+    for route in ("/v1/graph", "/v1/tree"):
+        response = api.client.get(route, params={"folder": "../.."}, headers=api.auth)
+        assert response.status_code == 400, route
+        assert response.json()["error"]["code"] == "bad_path"

@@ -55,3 +55,17 @@ def test_the_decay_jobs_status_write_never_overwrites_a_newer_human_edit(tmp_pat
     assert "human edit" in (tmp_path / "n.md").read_text()
     store.set_frontmatter("n.md", "status", "stable")  # from what is there now: fine
     assert (tmp_path / "n.md").read_text() == "---\nstatus: stable\n---\n# N\n\nhuman edit\n"
+
+
+def test_a_note_too_large_to_read_back_is_refused_before_it_is_written(bridge: Bridge) -> None:
+    limit = bridge.store.max_note_bytes
+    result = run(bridge, add_op(NOTE, title="Huge", narrative="word " * (limit // 5 + 10)))
+    (outcome,) = result.results
+    assert outcome.status == "failed" and "note limit" in outcome.message
+    assert not (bridge.store.root / NOTE).exists()
+
+
+def test_merge_into_a_new_path_follows_the_rules_for_new_names(bridge: Bridge) -> None:
+    op = {"type": "MERGE", "path": "flat.md", "merge_from": ["billing/plans/team_plan.md"]}
+    (outcome,) = run(bridge, op).results
+    assert outcome.status == "failed" and "2 or 3 folders" in outcome.message

@@ -39,6 +39,12 @@ def payload(result: Any) -> Any:
     return json.loads(result.content[0].text)
 
 
+def refusal(result: Any) -> str:
+    """A refused call is an error result whose text says why."""
+    assert result.is_error, result
+    return str(result.content[0].text)
+
+
 async def session(params: StdioServerParameters) -> dict[str, Any]:
     out: dict[str, Any] = {}
     async with mcp.Client(params, read_timeout_seconds=60) as client:
@@ -66,7 +72,7 @@ async def session(params: StdioServerParameters) -> dict[str, Any]:
                 "memory_feedback", {"query_id": out["search"]["query_id"], "path": opened}
             )
         )
-        out["stranger"] = payload(
+        out["stranger"] = refusal(
             await client.call_tool(
                 "memory_feedback", {"query_id": "not-an-answer", "path": opened, "helpful": False}
             )
@@ -88,7 +94,7 @@ async def session(params: StdioServerParameters) -> dict[str, Any]:
             await client.call_tool("memory_curate", {"operations": ops, "author": "agent:mcp-test"})
         )
         out["reviews"] = payload(await client.call_tool("memory_reviews", {}))
-        out["bad"] = payload(await client.call_tool("memory_read", {"path": "../etc/passwd"}))
+        out["bad"] = refusal(await client.call_tool("memory_read", {"path": "../etc/passwd"}))
     return out
 
 
@@ -105,13 +111,13 @@ def check(out: dict[str, Any], vault: Path) -> None:
     ]
     assert out["opened"]["credit"] == "credited"
     assert out["helpful"]["credit"] == "already_credited" and not out["helpful"]["credited"]
-    assert "not-an-answer" in out["stranger"]["error"]
+    assert "not-an-answer" in out["stranger"]
     assert out["tools"]["memory_feedback"].annotations.destructive_hint is False
     assert "schema" in out["prompt"]
     statuses = [r["status"] for r in out["curate"]["results"]]
     assert statuses == ["applied", "pending_review"]
     assert [r["path"] for r in out["reviews"]] == ["engineering/auth/jwt_expiry.md"]
-    assert "leaves the vault" in out["bad"]["error"]
+    assert "leaves the vault" in out["bad"]
     assert (vault / "engineering/auth/api_keys.md").is_file()
     assert "12 h now" not in (vault / "engineering/auth/jwt_expiry.md").read_text()
 

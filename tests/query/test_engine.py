@@ -244,7 +244,7 @@ def test_scope_limits_the_search_to_a_folder(bridge: Bridge) -> None:
         "访问令牌的有效期是多久",
         "🔥🚀 tokens 🎉",
         "x" * 300,
-        "token " * 20_000,  # a 100 KB query
+        "token " * 16_000,  # a 96 KB query: the longest accepted is 100,000 characters
     ],
 )
 def test_bad_input_never_raises(bridge: Bridge, text: str) -> None:
@@ -253,6 +253,25 @@ def test_bad_input_never_raises(bridge: Bridge, text: str) -> None:
     assert isinstance(result.sources, list)
     search = bridge.engine.search(text)
     assert search.words <= 500
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"text": "x" * 100_001}, "at most 100,000"),
+        ({"text": "tokens", "budget_words": -5}, "budget_words"),
+        ({"text": "tokens", "budget_words": 5}, "budget_words"),
+        ({"text": "tokens", "limit": -1}, "limit"),
+        ({"text": "tokens", "limit": 0}, "limit"),
+    ],
+)
+def test_every_way_in_gets_the_same_bounds(
+    bridge: Bridge, kwargs: dict[str, object], reason: str
+) -> None:
+    """MCP and the CLI reach the engine directly: it refuses what the HTTP schema refuses."""
+    for run in (bridge.engine.query, bridge.engine.search):
+        with pytest.raises(ValueError, match=reason):
+            run(**kwargs)  # type: ignore[arg-type]
 
 
 def test_only_common_words_says_so(bridge: Bridge) -> None:

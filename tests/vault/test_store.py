@@ -193,6 +193,7 @@ def test_symlink_leaving_the_vault_is_refused(tmp_path: Path) -> None:
     "path", ["../escape.md", "a/../../escape.md", "/etc/x.md", "a:b.md", "a|b.md"]
 )
 def test_unsafe_paths_are_refused_for_read_and_write(tmp_path: Path, path: str) -> None:
+    """Nothing leaves the vault; and a new note needs a name that every platform can hold."""
     store = VaultStore(tmp_path / "v") if (tmp_path / "v").mkdir() is None else None
     assert store is not None
     with pytest.raises(UnsafePathError):
@@ -200,6 +201,20 @@ def test_unsafe_paths_are_refused_for_read_and_write(tmp_path: Path, path: str) 
     with pytest.raises(NoteError):
         store.read(path)
     assert list(tmp_path.rglob("*.md")) == []
+
+
+def test_a_humans_oddly_named_note_is_read_and_updated(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    for name in ("aux.md", "C# tips.md", "[draft] plan.md", "caf\u0065\u0301.md"):
+        (tmp_path / "notes" / name).write_text(f"# {name}\n")
+    store = VaultStore(tmp_path)
+    listed = sorted(store.iter_paths())
+    assert len(listed) == 4
+    for path in listed:
+        file = store.read(path)
+        assert store.write(path, file.data + b"more\n", expected=file.data).changed
+    # An NFC spelling finds the NFD file a Mac made.
+    assert store.read("notes/caf\u00e9.md").text.startswith("# caf")
 
 
 def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
