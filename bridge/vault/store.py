@@ -136,7 +136,10 @@ class VaultStore:
                 if other.exists():
                     target = other
                     break
-        resolved = target.resolve()
+        try:
+            resolved = target.resolve()
+        except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError before 3.13)
+            raise UnsafePathError(f"path `{rel_path}` is a symlink loop") from exc
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault (symlink?)")
         return target
