@@ -58,3 +58,52 @@ def test_a_crash_mid_curation_leaves_the_old_note_intact(
         assert result.results[0].status == "pending_review"  # still a human's note
     finally:
         bridge.close()
+
+
+NEW = "billing/plans/crash_plan.md"
+
+
+def _rename_then_hang(vault: str, state: str, started: multiprocessing.synchronize.Event) -> None:
+    """A child whose UPDATE stops for good right after the rename (at the folder's fsync)."""
+    bridge = open_bridge(Settings(vault=Path(vault), state_dir=Path(state)))
+    add = {"type": "ADD", "path": NEW, "title": "Crash plan", "narrative": "first version"}
+    assert bridge.executor.apply(parse_operations([add]), "crasher").results[0].status == "applied"
+    calls = 0
+    real_fsync = os.fsync
+
+    def hang_after_rename(fd: int) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # 1: the temp file; 2: the folder, after the rename
+            started.set()
+            time.sleep(60)
+        real_fsync(fd)
+
+    os.fsync = hang_after_rename
+    op = {"type": "UPDATE", "path": NEW, "narrative": "second version"}
+    bridge.executor.apply(parse_operations([op]), "crasher")
+
+
+def test_a_crash_right_after_the_rename_leaves_the_note_the_agents(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    """The bridge's own write must not look like a human's after a crash (issue 12, item 8)."""
+    ctx = multiprocessing.get_context("spawn")
+    started = ctx.Event()
+    args = (str(template_vault), str(tmp_path / "state"), started)
+    child = ctx.Process(target=_rename_then_hang, args=args)
+    child.start()
+    try:
+        assert started.wait(60), "the child never reached the crash point"
+    finally:
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        child.join(10)
+    assert "second version" in (template_vault / NEW).read_text()  # the rename happened
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
+    try:
+        op = {"type": "UPDATE", "path": NEW, "narrative": "third version"}
+        result = bridge.executor.apply(parse_operations([op]), "crasher")
+        assert result.results[0].status == "applied"  # not waiting for review as a human's
+    finally:
+        bridge.close()
