@@ -155,3 +155,20 @@ def test_graph_and_tree_refuse_a_folder_outside_the_vault(api: LiveApi) -> None:
         response = api.client.get(route, params={"folder": "../.."}, headers=api.auth)
         assert response.status_code == 400, route
         assert response.json()["error"]["code"] == "bad_path"
+
+
+def test_hostile_frontmatter_is_served_small_and_without_errors(api: LiveApi) -> None:
+    from tests.core.test_hostile_frontmatter import ALIAS_BOMB
+
+    root = api.bridge.store.root
+    (root / "journal" / "bad_date.md").write_text("---\ncreated: 2026-02-30\n---\n# Bad date\n")
+    (root / "journal" / "bomb.md").write_text(f"---\n{ALIAS_BOMB}---\n# Bomb\n")
+    dated = api.client.get("/v1/entries/journal/bad_date.md", headers=api.auth)
+    assert dated.status_code == 200
+    assert dated.json()["frontmatter"]["created"] == "2026-02-30"
+    assert any("not a date" in p for p in dated.json()["problems"])
+    life = api.client.get("/v1/lifecycle/journal/bad_date.md", headers=api.auth)
+    assert life.status_code == 200
+    bomb = api.client.get("/v1/entries/journal/bomb.md", headers=api.auth)
+    assert bomb.status_code == 200 and len(bomb.content) < 10_000  # was 432 MB
+    assert bomb.json()["frontmatter"] == {}
