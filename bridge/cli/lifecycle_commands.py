@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -23,9 +23,10 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.cli.running import running, writing_locally
 from bridge.core import lifecycle as akl
 from bridge.core.paths import UnsafePathError, normalise_note_path
-from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.lifecycle.decay import run_decay
 from bridge.lifecycle.report import explain
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
@@ -60,44 +61,57 @@ def _times(count: int) -> str:
 # -- decay --------------------------------------------------------------------------------------
 
 
-def _print_report(report: DecayReport) -> None:
+def _print_report(doc: dict[str, Any]) -> None:
+    """The decay report (`DecayReport.to_json()`, local or from the running bridge)."""
+    ran_at = str(doc.get("ran_at", ""))[:19]
+    transitions, stale, skipped = doc["transitions"], doc["stale"], doc["skipped"]
     console.print(
-        f"Decay run at {report.ran_at.isoformat(timespec='seconds')}: "
-        f"{report.notes_seen} notes, {len(report.transitions)} status changes, "
-        f"{len(report.stale)} stale candidates, {len(report.skipped)} skipped.",
+        f"Decay run at {ran_at}: {doc['notes_seen']} notes, {len(transitions)} status changes, "
+        f"{len(stale)} stale candidates, {len(skipped)} skipped.",
         highlight=False,
     )
-    if report.transitions:
+    if doc.get("through"):
+        console.print(f"(run by the bridge serving this vault at {doc['through']})")
+    if transitions:
         table = Table(title="Status changes written")
         for column in ("note", "from", "to", "importance"):
             table.add_column(column, justify="right" if column == "importance" else "left")
-        for t in report.transitions:
+        for t in transitions:
             table.add_row(
-                escape(t.path), escape(t.from_status or "-"), t.to_status, f"{t.importance:.1f}"
+                escape(t["path"]), escape(t["from"] or "-"), t["to"], f"{t['importance']:.1f}"
             )
         console.print(table)
-    if report.stale:
+    if stale:
         table = Table(title="Stale candidates (unimportant and long untouched; archive by hand)")
         for column in ("note", "importance", "recency"):
             table.add_column(column, justify="left" if column == "note" else "right")
-        for s in report.stale:
-            table.add_row(escape(s.path), f"{s.importance:.1f}", f"{s.recency:.3f}")
+        for s in stale:
+            table.add_row(escape(s["path"]), f"{s['importance']:.1f}", f"{s['recency']:.3f}")
         console.print(table)
-    for skipped in report.skipped:
-        console.print(f"skipped: {escape(skipped.message)}", highlight=False)
+    for item in skipped:
+        console.print(f"skipped: {escape(item['message'])}", highlight=False)
 
 
 @app.command()
 def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False) -> None:
-    """Run the decay job now: write `status` where maturity changed; list stale notes."""
+    """Run the decay job now: write `status` where maturity changed; list stale notes.
+
+    With `serve` running on the vault, the running bridge runs it (one writer per vault).
+    """
     settings = settings_for(vault, state_dir)
-    store = open_store(settings)
-    with _lifecycle(settings) as lifecycle:
-        report = run_decay(store, lifecycle, datetime.now(UTC))
-    if json_out:
-        print_json(report.to_json())
+    remote = running(settings)
+    if remote is not None:
+        doc: dict[str, Any] = remote.call("POST", "/v1/lifecycle/decay")
+        doc["through"] = remote.url
     else:
-        _print_report(report)
+        store = open_store(settings)
+        with writing_locally(settings), _lifecycle(settings) as lifecycle:
+            doc = run_decay(store, lifecycle, datetime.now(UTC)).to_json()
+        doc["through"] = None
+    if json_out:
+        print_json(doc)
+    else:
+        _print_report(doc)
 
 
 # -- lifecycle PATH -----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from datetime import UTC, datetime
 from typing import Annotated
@@ -17,7 +18,9 @@ from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
 from bridge.state.db import StateDBError
+from bridge.state.vault_lock import VaultBusyError, vault_lock
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 
@@ -34,6 +37,16 @@ def serve(
 ) -> None:
     """Run the bridge in the foreground: live index, daily decay, HTTP API (Ctrl-C stops)."""
     settings = settings_for(vault, state_dir, host=host, port=port)
+    # First of all: a second serve must touch nothing (not the index, not bridge.json).
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(vault_lock(settings.state_path))
+        except VaultBusyError as exc:
+            raise fail(str(exc)) from exc
+        _serve(settings)
+
+
+def _serve(settings: Settings) -> None:
     try:
         bridge = open_bridge(settings)
     except (StateDBError, IndexBusyError, VaultError) as exc:

@@ -1,0 +1,90 @@
+"""One bridge per vault: the lock `serve` holds for its life and CLI writers for a command.
+
+Two `serve` on one vault both started; the second logged an index error on every edit,
+overwrote `bridge.json` and deleted it when it stopped, so the plugin and MCP lost the first.
+The lock is an OS advisory lock (filelock) in the state dir: a crashed holder releases it with
+its process, so it never goes stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from bridge.state.private import private_dir
+
+LOCK_NAME = "vault.lock"
+DISCOVERY = "bridge.json"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """What the discovery file says about the running `serve` (when it has written it)."""
+
+    pid: int | None
+    port: int | None
+    url: str | None
+
+
+class VaultBusyError(RuntimeError):
+    """Another bridge process holds the vault; the message says which and what to do."""
+
+    def __init__(self, message: str, holder: Holder) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+def holder(state_dir: Path) -> Holder:
+    """The live `serve` named by the discovery file, or an empty `Holder`."""
+    try:
+        info = json.loads((state_dir / DISCOVERY).read_text())
+    except (OSError, ValueError):
+        return Holder(None, None, None)
+    pid = info.get("pid") if isinstance(info, dict) else None
+    if not isinstance(pid, int) or not _alive(pid):
+        return Holder(None, None, None)
+    port = info.get("port")
+    url = info.get("url")
+    return Holder(
+        pid, port if isinstance(port, int) else None, url if isinstance(url, str) else None
+    )
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def describe(found: Holder) -> str:
+    if found.pid is None:
+        return "another bridge process is starting or working on this vault"
+    return f"serve is already running for this vault (pid {found.pid}, port {found.port})"
+
+
+@contextlib.contextmanager
+def vault_lock(state_dir: Path, wait_seconds: float = 0.0) -> Iterator[None]:
+    """Hold the vault for the block; `VaultBusyError` when another process holds it."""
+    private_dir(state_dir)
+    lock = FileLock(str(state_dir / LOCK_NAME), thread_local=False)
+    try:
+        lock.acquire(timeout=wait_seconds)
+    except Timeout as exc:
+        found = holder(state_dir)
+        raise VaultBusyError(describe(found), found) from exc
+    try:
+        yield
+    finally:
+        lock.release()

@@ -1,0 +1,89 @@
+"""One bridge per vault: a second serve touches nothing; CLI writers go through the running one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.state.db import StateDB
+from bridge.state.lifecycle_store import LifecycleStore
+from tests.watch.test_watch_serve import _lines, _wait_for
+
+COMMAND = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
+PLAN = "billing/plans/team_plan.md"  # `status: stable` in the template
+
+
+def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
+    args = ["serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
+    return subprocess.Popen(
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+@pytest.fixture
+def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    state = tmp_path / "state"
+    proc = _serve(template_vault, state)
+    try:
+        _wait_for(_lines(proc), "watching", timeout=60)
+        yield template_vault, state
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) -> None:
+    vault, state = serving
+    discovery = (state / "bridge.json").read_bytes()
+    index_files = sorted(p.name for p in (state / "index").rglob("*"))
+    second = subprocess.run(
+        [*COMMAND, "serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 2
+    pid = json.loads(discovery)["pid"]
+    assert f"serve is already running for this vault (pid {pid}, port" in second.stderr
+    assert (state / "bridge.json").read_bytes() == discovery  # the first one's, intact
+    assert sorted(p.name for p in (state / "index").rglob("*")) == index_files
+
+
+def test_decay_from_cron_while_serve_runs_goes_through_it(serving: tuple[Path, Path]) -> None:
+    vault, state = serving
+    with StateDB.open(state) as db:  # uses earned since serve's own start-up decay run
+        lifecycle = LifecycleStore(db)
+        now = dt.datetime.now(dt.UTC)
+        for _ in range(12):
+            lifecycle.record_access({PLAN: "stable"}, now)
+    args = ["decay", "--vault", str(vault), "--state-dir", str(state), "--json"]
+    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["through"] == json.loads((state / "bridge.json").read_text())["url"]
+    assert [t["path"] for t in report["transitions"]] == [PLAN]
+    assert "status: core" in (vault / PLAN).read_text()
+    time.sleep(1.5)  # the watcher has seen the write by now (debounce 300 ms)
+    with StateDB.open(state) as db:
+        lifecycle = LifecycleStore(db)
+        assert lifecycle.last_writer(PLAN) != "human"  # the bridge's own write, not a person's
+
+
+def test_without_serve_a_cli_writer_works_directly(template_vault: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    args = ["decay", "--vault", str(template_vault), "--state-dir", str(state), "--json"]
+    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["through"] is None
