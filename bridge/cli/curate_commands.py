@@ -6,11 +6,13 @@ overwritten); 2 bad usage, no LLM configured for `curate TEXT`, or an unknown/de
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -29,9 +31,9 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.cli.query_commands import opened
+from bridge.cli.running import RemoteBridge, running, writing_locally
 from bridge.core.operations import parse_operations_json
 from bridge.curate.executor import agent_author
-from bridge.curate.results import BatchResult
 from bridge.curate.reviews import (
     Decision,
     RestoreConflictError,
@@ -81,23 +83,35 @@ def _read_operations(source: Path) -> str:
         raise fail(f"cannot read {source}: {exc}") from exc
 
 
-def _print_batch(batch: BatchResult) -> None:
+def _print_batch(doc: dict[str, Any]) -> None:
+    """A batch result (`BatchResult.to_dict()`, local or from the running bridge)."""
     table = Table(show_lines=False)
     for column in ("#", "operation", "status", "message"):
         table.add_column(column)
     colour = {"applied": "green", "pending_review": "yellow", "failed": "red"}
-    for r in batch.results:
-        status = f"[{colour[r.status]}]{r.status}[/]"
-        table.add_row(str(r.index), escape(f"{r.type} {r.path}"), status, escape(r.message))
-    if batch.results:
+    for r in doc["results"]:
+        status = f"[{colour.get(r['status'], 'white')}]{r['status']}[/]"
+        operation = escape(f"{r['type']} {r['path']}")
+        table.add_row(str(r["index"]), operation, status, escape(r["message"]))
+        existing = r.get("existing")
+        if existing:  # a failed ADD: the note that is there, to UPDATE or MERGE instead
+            table.add_row(
+                "",
+                "",
+                "",
+                escape(f"existing: {existing.get('path')} (base_hash {existing.get('base_hash')})"),
+            )
+    if doc["results"]:
         console.print(table)
-    counts = batch.counts
+    counts = doc["counts"]
     console.print(
         f"{counts['applied']} applied, {counts['pending_review']} waiting for review, "
         f"{counts['failed']} failed."
     )
-    if batch.git:
-        console.print(f"[yellow]git:[/] {escape(batch.git)}")
+    if doc.get("git"):
+        console.print(f"[yellow]git:[/] {escape(doc['git'])}")
+    if doc.get("through"):
+        console.print(f"(applied by the bridge serving this vault at {doc['through']})")
 
 
 @app.command()
@@ -125,13 +139,20 @@ def curate(
     if operations is not None:
         if text is not None or file is not None or prompt:
             raise fail("--operations applies a ready batch; give no TEXT, --file or --prompt")
+        raw = _read_operations(operations)
         try:
-            parsed = parse_operations_json(_read_operations(operations))
+            parsed = parse_operations_json(raw)
         except ValueError as exc:
             raise fail(f"{operations}: {exc}") from exc
-        with opened(settings, not json_out) as bridge:
+        remote = running(settings)
+        if remote is not None:
+            body = {"operations": json.loads(raw), "author": author}
+            doc = remote.call("POST", "/v1/curate/operations", json=body)
+            _finish({**doc, "through": remote.url}, None, json_out)
+            return
+        with writing_locally(settings), opened(settings, not json_out) as bridge:
             batch = bridge.executor.apply(parsed, author)
-        _finish(batch, None, json_out)
+        _finish({**batch.to_dict(), "git": batch.git, "through": None}, None, json_out)
         return
     content = _read_content(text, file)
     if not content.strip():
@@ -144,27 +165,49 @@ def curate(
         else:
             sys.stdout.write(made.text())
         return
+    remote = running(settings)
+    if remote is not None:  # its LLM settings apply: it does the curating
+        started = remote.call("POST", "/v1/curate", json={"content": content, "author": author})
+        task = _wait_for_task(remote, str(started["task_id"]))
+        if task.get("state") != "done":
+            raise fail(f"curation failed in the running bridge: {task.get('error')}", EXIT_PROBLEMS)
+        result = dict(task["result"])
+        _finish({**result, "through": remote.url}, result.get("error"), json_out, result)
+        return
     if settings.llm_model is None:
         raise fail(NO_LLM)
-    with opened(settings, not json_out) as bridge:
+    with writing_locally(settings), opened(settings, not json_out) as bridge:
         curator = bridge.curator
         assert curator is not None
         outcome = curator.curate(content, author)
+    batch = outcome.batch
     _finish(
-        outcome.batch, outcome.error, json_out, {"rounds": outcome.rounds, "error": outcome.error}
+        {**batch.to_dict(), "git": batch.git, "through": None},
+        outcome.error,
+        json_out,
+        {"rounds": outcome.rounds, "error": outcome.error},
     )
 
 
+def _wait_for_task(remote: RemoteBridge, task_id: str) -> dict[str, Any]:
+    """Poll the running bridge's task until it ends (the curation's own LLM budget bounds it)."""
+    while True:
+        task: dict[str, Any] = remote.call("GET", f"/v1/tasks/{task_id}")
+        if task.get("state") in ("done", "failed"):
+            return task
+        time.sleep(0.25)
+
+
 def _finish(
-    batch: BatchResult, error: str | None, json_out: bool, extra: dict[str, object] | None = None
+    doc: dict[str, Any], error: str | None, json_out: bool, extra: dict[str, Any] | None = None
 ) -> None:
     if json_out:
-        print_json({**batch.to_dict(), **(extra or {})})
+        print_json({**doc, **(extra or {})})
     else:
-        _print_batch(batch)
+        _print_batch(doc)
         if error:
             console.print(f"[red]error:[/] {escape(error)}")
-    if error or batch.failed:
+    if error or doc["counts"].get("failed"):
         raise typer.Exit(EXIT_PROBLEMS)
 
 
@@ -180,6 +223,14 @@ app.add_typer(review_app, name="review")
 @contextmanager
 def _bridge(vault: Path | None, state_dir: Path | None, quiet: bool) -> Iterator[Bridge]:
     with opened(settings_for(vault, state_dir), not quiet) as bridge:
+        yield bridge
+
+
+@contextmanager
+def _writing_bridge(vault: Path | None, state_dir: Path | None, quiet: bool) -> Iterator[Bridge]:
+    """The vault opened here, for a command that writes, holding the vault lock."""
+    settings = settings_for(vault, state_dir)
+    with writing_locally(settings), opened(settings, not quiet) as bridge:
         yield bridge
 
 
@@ -250,22 +301,56 @@ def review_show(
 
 def _decision(decision: Decision, json_out: bool) -> None:
     review = decision.review
+    _decision_doc(
+        {
+            "id": review.id,
+            "state": review.state,
+            "message": decision.message,
+            "git": decision.git,
+            "review": review.to_dict(),
+        },
+        json_out,
+    )
+
+
+def _decision_doc(doc: dict[str, Any], json_out: bool) -> None:
+    """A review decision, local or from the running bridge; a conflict shows the new diff."""
+    review = doc["review"]
     if json_out:
-        print_json(
-            {
-                "id": review.id,
-                "state": review.state,
-                "message": decision.message,
-                "git": decision.git,
-                "review": review.to_dict(),
-            }
-        )
+        print_json(doc)
     else:
-        console.print(escape(decision.message), highlight=False)
-        if review.state == "conflict":
-            sys.stdout.write(review.diff)
-    if review.state == "conflict":
+        console.print(escape(doc["message"]), highlight=False)
+        if doc["state"] == "conflict":
+            sys.stdout.write(review.get("diff") or "(no diff)\n")
+    if doc["state"] == "conflict":
         raise typer.Exit(EXIT_PROBLEMS)
+
+
+def _remote_decision(
+    remote: RemoteBridge, review_id: int, action: str, json_out: bool, body: Any = None
+) -> None:
+    """Approve or reject through the running bridge (its single writer applies it)."""
+    response = remote.request("POST", f"/v1/reviews/{review_id}/{action}", json=body)
+    if response.status_code == 409 and action == "approve":
+        review = remote.call("GET", f"/v1/reviews/{review_id}")
+        message = response.json().get("error", {}).get("message", "conflict")
+        if review.get("state") == "conflict":
+            doc = {"id": review_id, "state": "conflict", "message": message, "review": review}
+            _decision_doc({**doc, "git": None}, json_out)
+        raise fail(message, EXIT_PROBLEMS)
+    if response.status_code >= 400:
+        message = response.json().get("error", {}).get("message", response.text[:300])
+        raise fail(message, EXIT_PROBLEMS if response.status_code == 409 else EXIT_USAGE)
+    review = response.json()
+    doc = {
+        "id": review["id"],
+        "state": review["state"],
+        "message": review.get("message", ""),
+        "git": None,
+        "review": review,
+        "through": remote.url,
+    }
+    _decision_doc(doc, json_out)
 
 
 @review_app.command("approve")
@@ -276,7 +361,11 @@ def review_approve(
     json_out: JsonOpt = False,
 ) -> None:
     """Apply the reviewed change if the note is as the diff shows it; else mark a conflict."""
-    with _bridge(vault, state_dir, json_out) as bridge:
+    remote = running(settings_for(vault, state_dir))
+    if remote is not None:
+        _remote_decision(remote, review_id, "approve", json_out)
+        return
+    with _writing_bridge(vault, state_dir, json_out) as bridge:
         try:
             decision = bridge.reviews.approve(review_id)
         except (ReviewNotFoundError, ReviewStateError) as exc:
@@ -293,7 +382,11 @@ def review_reject(
     json_out: JsonOpt = False,
 ) -> None:
     """Discard a waiting change, or undo an applied one (restoring the note's old bytes)."""
-    with _bridge(vault, state_dir, json_out) as bridge:
+    remote = running(settings_for(vault, state_dir))
+    if remote is not None:
+        _remote_decision(remote, review_id, "reject", json_out, {"reason": reason})
+        return
+    with _writing_bridge(vault, state_dir, json_out) as bridge:
         try:
             decision = bridge.reviews.reject(review_id, reason)
         except RestoreConflictError as exc:

@@ -32,15 +32,21 @@ class RemoteBridge:
     url: str
     token: str
 
-    def call(self, method: str, path: str, timeout: float = 600.0, **kwargs: Any) -> Any:
+    def request(
+        self, method: str, path: str, timeout: float = 600.0, **kwargs: Any
+    ) -> httpx.Response:
         logging.getLogger("httpx").setLevel(logging.WARNING)
         headers = {"Authorization": f"Bearer {self.token}"}
         try:
-            response = httpx.request(
+            return httpx.request(
                 method, f"{self.url}{path}", headers=headers, timeout=timeout, **kwargs
             )
         except httpx.HTTPError as exc:
             raise fail(f"the running bridge at {self.url} did not answer: {exc}") from exc
+
+    def call(self, method: str, path: str, timeout: float = 600.0, **kwargs: Any) -> Any:
+        """The JSON answer; an error answer exits with its message (409: exit 1, else 2)."""
+        response = self.request(method, path, timeout, **kwargs)
         if response.status_code >= 400:
             try:
                 message = response.json()["error"]["message"]

@@ -35,6 +35,7 @@ class OpResult:
             "status": self.status,
             "message": self.message,
             "review_id": self.review_id,
+            **({"existing": dict(self.existing)} if self.existing is not None else {}),
         }
 
 

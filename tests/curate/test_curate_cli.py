@@ -42,7 +42,8 @@ def test_curate_operations_json_has_the_documented_shape(
     code, out = run_json(capsys, "curate", "--operations", str(ops), "--agent", "bot", *argv)
     assert code == 1  # one operation failed
     assert isinstance(out, dict)
-    assert list(out) == ["results", "counts"]
+    assert list(out) == ["results", "counts", "git", "through"]
+    assert out["through"] is None  # no serve runs: applied here
     assert out["counts"] == {"applied": 1, "pending_review": 1, "failed": 1, "total": 3}
     first, second, third = out["results"]
     assert first == {
