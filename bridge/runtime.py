@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -18,6 +18,8 @@ from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 from bridge.curate.executor import CurationExecutor
 from bridge.curate.reviews import ReviewService
+from bridge.importer.service import ImportReport, import_transcripts
+from bridge.importer.transcript import AUTHOR as IMPORT_AUTHOR
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, index_file, reconcile
 from bridge.lifecycle.decay import DecayReport, run_decay
@@ -63,6 +65,27 @@ class Bridge:
             except NoteError:
                 self.index.remove(path)
         self.index.commit()
+
+    def import_transcripts(
+        self, data: object, root: str = "conversations", force: bool = False
+    ) -> ImportReport:
+        """Import chat transcripts under the single writer's lock, as the bridge's own writes.
+
+        The notes are recorded as written by `agent:import` (so a later agent UPDATE of one
+        is not taken for an edit of human text) and re-indexed.
+        """
+        with self.executor.lock:
+            report = import_transcripts(self.store, data, root=root, force=force)
+            now = datetime.now(UTC)
+            for path in report.written:
+                self.executor.writes.record(path, self.store.read(path).data, IMPORT_AUTHOR, now)
+            self.reindex(report.written)
+        return report
+
+    def refresh_index(self) -> SyncReport:
+        """Re-read every note under the writer's lock (what `reindex` asks of a running bridge)."""
+        with self.executor.lock:
+            return reconcile(self.store, self.index, force=True)
 
     def decay(self, now: datetime) -> DecayReport:
         """The decay job under the single writer's lock, with the changed notes re-indexed."""

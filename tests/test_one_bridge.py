@@ -87,3 +87,56 @@ def test_without_serve_a_cli_writer_works_directly(template_vault: Path, tmp_pat
     done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["through"] is None
+
+
+def _cli(vault: Path, state: Path, *args: str) -> tuple[int, dict[str, object]]:
+    argv = [*args, "--vault", str(vault), "--state-dir", str(state), "--json"]
+    done = subprocess.run([*COMMAND, *argv], capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout or "{}")
+
+
+def test_curate_and_review_from_the_cli_go_through_serve(
+    serving: tuple[Path, Path], tmp_path: Path
+) -> None:
+    vault, state = serving
+    url = json.loads((state / "bridge.json").read_text())["url"]
+    ops = tmp_path / "ops.json"
+    ops.write_text(
+        json.dumps(
+            [
+                {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Key rotation"},
+                {"type": "DELETE", "path": "journal/2026-11-20.md"},  # waits for review
+            ]
+        )
+    )
+    code, batch = _cli(vault, state, "curate", "--operations", str(ops), "--agent", "bot")
+    assert code == 0 and batch["through"] == url
+    assert (vault / "ops/keys/rotation.md").is_file()
+    review_id = batch["results"][1]["review_id"]  # type: ignore[index]
+    code, decided = _cli(vault, state, "review", "reject", str(review_id), "--reason", "keep it")
+    assert code == 0 and decided["through"] == url and decided["state"] == "rejected"
+    assert (vault / "journal/2026-11-20.md").is_file()
+    with StateDB.open(state) as db:  # the running bridge recorded its own write
+        assert LifecycleStore(db).last_writer("ops/keys/rotation.md") == "agent:bot"
+
+
+def test_import_and_reindex_from_the_cli_go_through_serve(
+    serving: tuple[Path, Path], tmp_path: Path
+) -> None:
+    vault, state = serving
+    url = json.loads((state / "bridge.json").read_text())["url"]
+    chat = tmp_path / "chat.json"
+    turns = [{"speaker": "Ana", "id": "D1:1", "text": "The zephyrine rollout starts Monday."}]
+    chat.write_text(
+        json.dumps({"name": "team", "sessions": [{"date": "2026-11-02", "turns": turns}]})
+    )
+    code, imported = _cli(vault, state, "import", str(chat))
+    assert code == 0 and imported["through"] == url
+    (written,) = imported["written"]  # type: ignore[misc]
+    assert (vault / written).is_file()
+    with StateDB.open(state) as db:  # the bridge's own write, not a human's
+        assert LifecycleStore(db).last_writer(written) != "human"
+    code, reindexed = _cli(vault, state, "reindex")
+    assert code == 0 and reindexed["through"] == url and reindexed["notes"] >= 19
+    code, found = _cli(vault, state, "search", "zephyrine")
+    assert code == 0 and [s["path"] for s in found["sources"]] == [written]  # type: ignore[index]

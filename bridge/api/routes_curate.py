@@ -168,3 +168,35 @@ def approve(review_id: ReviewId, ctx: Ctx) -> dict[str, Any]:
 def reject(review_id: ReviewId, ctx: Ctx, body: RejectRequest | None = None) -> dict[str, Any]:
     """Discard the operation (restore the note if it was applied) and record why."""
     return _review_call(ctx, "reject", review_id, body.reason if body else "")
+
+
+# -- import and reindex (what the CLI sends to a running bridge) -----------------------------
+
+
+class ImportRequest(BaseModel):
+    data: dict[str, Any] | list[Any] = Field(description="A chat transcript JSON (docs/import.md)")
+    root: str = Field("conversations", min_length=1, max_length=200)
+    force: bool = Field(False, description="Overwrite session notes edited since the import")
+
+
+@router.post("/import", tags=["curation"])
+def import_transcript(body: ImportRequest, ctx: Ctx) -> dict[str, Any]:
+    """Import chat transcripts (one note per session) with this bridge as the writer."""
+    try:
+        report = ctx.bridge.import_transcripts(body.data, root=body.root, force=body.force)
+    except ValueError as exc:  # TranscriptError and bad roots
+        raise ApiError(422, "bad_transcript", str(exc)) from exc
+    for path in report.written:
+        ctx.bus.publish("entry.changed", path=path)
+    return {**report.summary(), "written": report.written, "kept": report.kept}
+
+
+@router.post("/reindex", tags=["curation"])
+def reindex(ctx: Ctx) -> dict[str, Any]:
+    """Re-read every note into the running index (a rebuild from scratch needs serve stopped)."""
+    report = ctx.bridge.refresh_index()
+    return {
+        "notes": ctx.bridge.index.note_count(),
+        "generation": ctx.bridge.index.generation,
+        "problems": len(report.problems),
+    }

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,7 +25,8 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
-from bridge.importer.service import import_transcripts, load_transcript_file
+from bridge.cli.running import running, writing_locally
+from bridge.importer.service import load_transcript_file
 from bridge.importer.transcript import TranscriptError
 from bridge.index.search_index import IndexBusyError
 from bridge.llm.client import LLMError
@@ -173,14 +174,30 @@ def search(
 def reindex(
     vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Rebuild the search index from the files."""
+    """Rebuild the search index from the files.
+
+    With `serve` running on the vault, its index re-reads every note instead (stop serve to
+    rebuild from scratch).
+    """
     settings = settings_for(vault, state_dir)
     index_dir = settings.state_path / "index"
-    shutil.rmtree(index_dir, ignore_errors=True)
-    with opened(settings, not json_out) as bridge:
-        summary = {"notes": bridge.index.note_count(), "generation": bridge.index.generation}
+    remote = running(settings)
+    if remote is not None:
+        summary: dict[str, Any] = remote.call("POST", "/v1/reindex")
+        summary["through"] = remote.url
+    else:
+        with writing_locally(settings):
+            shutil.rmtree(index_dir, ignore_errors=True)
+            with opened(settings, not json_out) as bridge:
+                summary = {
+                    "notes": bridge.index.note_count(),
+                    "generation": bridge.index.generation,
+                    "through": None,
+                }
     if json_out:
         print_json(summary)
+    elif summary["through"]:
+        console.print(f"The bridge at {summary['through']} re-read {summary['notes']} notes.")
     else:
         console.print(f"Indexed {summary['notes']} notes into {index_dir}.")
 
@@ -202,19 +219,26 @@ def import_(
         data = load_transcript_file(file)
     except TranscriptError as exc:
         raise fail(str(exc)) from exc
-    with opened(settings, not json_out) as bridge:
-        try:
-            report = import_transcripts(bridge.store, data, root=root, force=force)
-        except (TranscriptError, ValueError) as exc:
-            raise fail(f"{file}: {exc}") from exc
-        bridge.sync()
+    remote = running(settings)
+    if remote is not None:
+        body = {"data": data, "root": root, "force": force}
+        doc: dict[str, Any] = remote.call("POST", "/v1/import", json=body)
+        doc["through"] = remote.url
+    else:
+        with writing_locally(settings), opened(settings, not json_out) as bridge:
+            try:
+                report = bridge.import_transcripts(data, root=root, force=force)
+            except (TranscriptError, ValueError) as exc:
+                raise fail(f"{file}: {exc}") from exc
+        doc = {**report.summary(), "written": report.written, "kept": report.kept}
+        doc["through"] = None
     if json_out:
-        print_json({**report.summary(), "written": report.written, "kept": report.kept})
+        print_json(doc)
         return
-    summary = report.summary()
+    summary = doc
     console.print(
         f"Imported {file.name}: {summary['written']} notes written, "
         f"{summary['unchanged']} unchanged, {summary['kept']} kept."
     )
-    for path in report.kept:
+    for path in doc["kept"]:
         console.print(f"  kept {escape(path)} (edited since import; --force overwrites)")

@@ -67,8 +67,13 @@ def reconcile(
     index: SearchIndex,
     progress: Callable[[int, int], None] | None = None,
     commit_every: int = 20_000,
+    force: bool = False,
 ) -> SyncReport:
-    """Make the index match the vault; returns what changed. Commits at the end."""
+    """Make the index match the vault; returns what changed. Commits at the end.
+
+    `force` re-reads every note instead of trusting size and mtime (a note whose indexed
+    content did not change keeps its documents, see `SearchIndex.upsert`).
+    """
     report = SyncReport()
     paths = list(store.iter_paths())
     seen: set[str] = set()
@@ -79,7 +84,7 @@ def reconcile(
         seen.add(path)
         stamp = index.stamp(path)
         # A note not in the manifest is read whatever its stat says: no stat call for it.
-        if stamp is not None and _stat_matches(store, path, stamp):
+        if stamp is not None and not force and _stat_matches(store, path, stamp):
             report.unchanged += 1
             continue
         try:
@@ -90,7 +95,7 @@ def reconcile(
                 index.remove(path)  # unreadable now: its old text must not be served
                 report.removed.append(path)
             continue
-        if stamp is not None and stamp.hash == file.hash:
+        if stamp is not None and stamp.hash == file.hash and not force:
             index.touch(path, file.size, file.mtime_ns)
             report.unchanged += 1
             continue
