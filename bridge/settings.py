@@ -7,18 +7,22 @@ Every field must have a line in `docs/configuration.md` (a test checks it).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
+import re
+import tomllib
 from datetime import time
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -43,6 +47,8 @@ class Settings(BaseSettings):
     """Every knob of the bridge, with the default a new user should get."""
 
     model_config = SettingsConfigDict(env_prefix="VAULT_BRIDGE_", extra="ignore")
+    # Which rule chose the vault (`load_settings`): shown by `status`.
+    _vault_rule: str = PrivateAttr(default="given by the caller")
 
     vault: Path = Field(default_factory=Path.cwd, description="The vault folder.")
     state_dir: Path | None = Field(
@@ -90,6 +96,11 @@ class Settings(BaseSettings):
         )
 
     # -- derived values -------------------------------------------------------------------
+
+    @property
+    def vault_rule(self) -> str:
+        """Which rule chose the vault: `--vault`, the variable, the config file, or the cwd."""
+        return self._vault_rule
 
     @property
     def vault_path(self) -> Path:
@@ -235,7 +246,103 @@ class Settings(BaseSettings):
         return ReviewPolicy.of(self.review_rules, self.review_high_impact)
 
 
+class SettingsUnusableError(ValueError):
+    """Settings that cannot be used, in one line naming the setting, its source and the fix."""
+
+
+# The vault's own marker: `init` vaults and Obsidian vaults have `.obsidian/`; a folder the
+# user picked by hand can hold `.vault-bridge` (written by `init` too).
+VAULT_MARKERS = (".obsidian", ".vault-bridge")
+NO_VAULT = (
+    "no vault given, and the current directory ({cwd}) is not one (it holds no .obsidian/ or "
+    ".vault-bridge); say which vault with --vault PATH, VAULT_BRIDGE_VAULT=PATH, or "
+    '`vault = "PATH"` in {config}'
+)
+
+
+def is_vault(folder: Path) -> bool:
+    """True when `folder` looks like a vault (Obsidian's folder or the bridge's marker)."""
+    return any((folder / marker).exists() for marker in VAULT_MARKERS)
+
+
+def _config_keys(path: Path) -> dict[str, Any]:
+    """The config file's table, checked: it must parse and name only known settings."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsUnusableError(f"{path}: not valid TOML ({exc})") from exc
+    except OSError as exc:
+        raise SettingsUnusableError(f"{path}: cannot read it ({exc})") from exc
+    known = set(Settings.model_fields)
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else " (docs/configuration.md)"
+            raise SettingsUnusableError(f"{path}: unknown setting `{key}`{hint}")
+    return data
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with CLI overrides applied; `None` overrides mean "not given"."""
+    """Settings as the CLI loads them; `None` overrides mean "not given".
+
+    Stricter than `Settings()`: a config file named by `VAULT_BRIDGE_CONFIG` must exist, the
+    config file may name only known settings, every error is one `SettingsUnusableError` line, and
+    with no vault given the current directory is used only when it looks like one. The rule
+    that chose the vault is kept in `vault_rule`.
+    """
     given = {k: v for k, v in overrides.items() if v is not None}
-    return Settings(**given)
+    path = config_file()
+    explicit = os.environ.get("VAULT_BRIDGE_CONFIG")
+    if explicit and not path.is_file():
+        raise SettingsUnusableError(f"VAULT_BRIDGE_CONFIG names {path}, which does not exist")
+    config = _config_keys(path)
+    if "vault" in given:
+        rule = "--vault"
+    elif os.environ.get("VAULT_BRIDGE_VAULT"):
+        rule = "VAULT_BRIDGE_VAULT"
+    elif "vault" in config:
+        rule = f"`vault` in {path}"
+    else:
+        cwd = Path.cwd()
+        if not is_vault(cwd):
+            raise SettingsUnusableError(NO_VAULT.format(cwd=cwd, config=path))
+        given["vault"] = cwd
+        rule = "the current directory (it holds .obsidian/ or .vault-bridge)"
+    try:
+        settings = Settings(**given)
+    except SettingsError as exc:
+        raise SettingsUnusableError(_env_problem(str(exc))) from exc
+    except ValidationError as exc:
+        raise SettingsUnusableError(_validation_problem(exc, path)) from exc
+    settings._vault_rule = rule
+    return settings
+
+
+def _env_problem(message: str) -> str:
+    """pydantic-settings' parse error as a line naming the variable and the form expected."""
+    match = re.search(r'field "(\w+)"', message)
+    if match is None:
+        return f"invalid settings: {message}"
+    name = match.group(1)
+    return (
+        f"VAULT_BRIDGE_{name.upper()}: lists and mappings are JSON in environment variables, "
+        f'for example VAULT_BRIDGE_{name.upper()}=\'["templates/**", "Archive/**"]\''
+        if name in ("exclude", "review_rules")
+        else f"VAULT_BRIDGE_{name.upper()}: not a valid JSON value ({message})"
+    )
+
+
+def _validation_problem(exc: ValidationError, path: Path) -> str:
+    parts = []
+    for error in exc.errors():
+        name = ".".join(str(x) for x in error["loc"]) or "settings"
+        source = (
+            f"VAULT_BRIDGE_{name.upper()}"
+            if os.environ.get(f"VAULT_BRIDGE_{name.upper()}")
+            else name
+        )
+        parts.append(f"{source}: {error['msg']}")
+    return "invalid setting: " + "; ".join(parts) + f" (flags, environment, or {path})"

@@ -57,8 +57,9 @@ def _isolated_settings(
     for name in list(os.environ):
         if name.startswith("VAULT_BRIDGE_"):
             monkeypatch.delenv(name)
-    missing = tmp_path_factory.getbasetemp() / "no-config.toml"
-    monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(missing))
+    empty = tmp_path_factory.getbasetemp() / "empty-config.toml"
+    empty.touch()  # an explicit config file must exist; this one sets nothing
+    monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(empty))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
 
 

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from bridge.settings import Settings, load_settings
+from bridge.settings import Settings, SettingsUnusableError, load_settings
 from bridge.vault.store import VaultError, VaultStore
 
 app = typer.Typer(
@@ -51,11 +50,8 @@ def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any
     """Settings with the command's flags on top of env and config file; bad values exit 2."""
     try:
         return load_settings(vault=vault, state_dir=state_dir, **extra)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors()
-        )
-        raise fail(f"invalid setting ({problems}); see docs/configuration.md") from exc
+    except SettingsUnusableError as exc:
+        raise fail(f"{exc}; see docs/configuration.md") from exc
 
 
 def open_store(settings: Settings) -> VaultStore:

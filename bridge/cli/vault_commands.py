@@ -89,6 +89,7 @@ def _status_table(settings: Settings, report: VaultReport) -> Table:
     for key, value in report.summary().items():
         table.add_row(key.replace("_", " "), str(value))
     table.add_row("state dir", str(settings.state_path))
+    table.add_row("vault chosen by", settings.vault_rule)
     return table
 
 
@@ -103,6 +104,7 @@ def status(
         print_json(
             {
                 "vault": str(settings.vault_path),
+                "vault_chosen_by": settings.vault_rule,
                 "state_dir": str(settings.state_path),
                 **report.summary(),
             }

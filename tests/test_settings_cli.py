@@ -1,0 +1,90 @@
+"""Which vault, and settings that fail clearly: one line, exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bridge.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_current_directory_is_a_vault_only_when_it_looks_like_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "notes.md").write_text("# not a vault\n")
+    monkeypatch.chdir(scratch)
+    code, _, err = _run(capsys, "status", "--state-dir", str(tmp_path / "s"))
+    assert code == 2
+    assert "not one" in err and "--vault" in err and "VAULT_BRIDGE_VAULT" in err
+    (scratch / ".obsidian").mkdir()
+    code, out, _ = _run(capsys, "status", "--state-dir", str(tmp_path / "s"), "--json")
+    assert code == 0 and json.loads(out)["vault_chosen_by"].startswith("the current directory")
+
+
+@pytest.mark.parametrize(
+    ("how", "rule"),
+    [("flag", "--vault"), ("env", "VAULT_BRIDGE_VAULT"), ("config", "`vault` in")],
+)
+def test_status_says_which_rule_chose_the_vault(
+    how: str,
+    rule: str,
+    template_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["status", "--json", "--state-dir", str(tmp_path / "s")]
+    if how == "flag":
+        argv += ["--vault", str(template_vault)]
+    elif how == "env":
+        monkeypatch.setenv("VAULT_BRIDGE_VAULT", str(template_vault))
+    else:
+        config = tmp_path / "config.toml"
+        config.write_text(f'vault = "{template_vault}"\n')
+        monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(config))
+    code, out, _ = _run(capsys, *argv)
+    assert code == 0 and json.loads(out)["vault_chosen_by"].startswith(rule)
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        ({"env": ("VAULT_BRIDGE_EXCLUDE", "conversations/**")}, "VAULT_BRIDGE_EXCLUDE: lists"),
+        ({"env": ("VAULT_BRIDGE_PORT", "eighty")}, "VAULT_BRIDGE_PORT"),
+        ({"config": "port = [\n"}, "not valid TOML"),
+        ({"config": "prot = 27183\n"}, "unknown setting `prot`; did you mean `port`?"),
+        ({"missing_config": True}, "does not exist"),
+    ],
+)
+def test_a_settings_error_is_one_line_and_exit_2(
+    setup: dict[str, object],
+    expected: str,
+    template_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if "env" in setup:
+        name, value = setup["env"]  # type: ignore[misc]
+        monkeypatch.setenv(name, value)
+    if "config" in setup:
+        config = tmp_path / "config.toml"
+        config.write_text(str(setup["config"]))
+        monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(config))
+    if "missing_config" in setup:
+        monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(tmp_path / "absent.toml"))
+    code, out, err = _run(capsys, "status", "--vault", str(template_vault), "--json")
+    assert code == 2 and out == ""
+    assert expected in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 3  # one message (wrapped at most by the terminal)
