@@ -88,3 +88,14 @@ def test_a_settings_error_is_one_line_and_exit_2(
     assert code == 2 and out == ""
     assert expected in err and "Traceback" not in err
     assert len(err.strip().splitlines()) <= 3  # one message (wrapped at most by the terminal)
+
+
+def test_cli_conventions(capsys: pytest.CaptureFixture[str]) -> None:
+    from bridge import __version__
+
+    code, out, _ = _run(capsys)
+    assert code == 0 and "Usage: vault-bridge" in out and "decay" in out  # bare: the help
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0 and out.strip() == f"vault-bridge {__version__}"
+    code, out, _ = _run(capsys, "status", "--help")
+    assert code == 0 and "-V, --vault" in out and "<bool>" not in out

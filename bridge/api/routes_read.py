@@ -119,7 +119,7 @@ async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
 
 
 def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> Credit | None:
-    """Credit a source of an answer (DESIGN 4), or say clearly why it cannot be."""
+    """Credit a source of an answer (docs/lifecycle.md), or say clearly why it cannot be."""
     outcome = ctx.bridge.engine.feedback(query_id, path, helpful)
     if outcome is Credit.UNKNOWN_QUERY:
         raise ApiError(

@@ -20,16 +20,45 @@ from bridge.vault.store import VaultError, VaultStore
 app = typer.Typer(
     name="vault-bridge",
     help="Agent-native memory that lives in an Obsidian vault.",
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: the rich layout printed a `<bool>` type beside every flag, --help included.
+    rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from bridge import __version__
+
+        console.print(f"vault-bridge {__version__}", highlight=False)
+        raise typer.Exit(0)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Agent-native memory that lives in an Obsidian vault."""
+    if ctx.invoked_subcommand is None:  # bare `vault-bridge`: the help, and success
+        console.print(ctx.get_help(), highlight=False, markup=False)
+        raise typer.Exit(0)
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 VaultOpt = Annotated[
     Path | None,
-    typer.Option("--vault", "-v", help="Vault folder [env VAULT_BRIDGE_VAULT; default: .]"),
+    typer.Option(
+        "--vault",
+        "-V",
+        help="Vault folder [env VAULT_BRIDGE_VAULT; else the current directory if it is one]",
+    ),
 ]
 StateDirOpt = Annotated[
     Path | None, typer.Option("--state-dir", help="State folder [env VAULT_BRIDGE_STATE_DIR]")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from bridge.cli.app import (
@@ -89,7 +90,7 @@ def _status_table(settings: Settings, report: VaultReport) -> Table:
     for key, value in report.summary().items():
         table.add_row(key.replace("_", " "), str(value))
     table.add_row("state dir", str(settings.state_path))
-    table.add_row("vault chosen by", settings.vault_rule)
+    table.add_row("vault chosen by", escape(settings.vault_rule))
     return table
 
 
@@ -146,6 +147,8 @@ def doctor(
         table.add_column("problem")
         table.add_column("details")
         for p in problems:
-            table.add_row(p.path, p.code.replace("_", " "), p.message.removeprefix(f"{p.path}: "))
+            message = p.message.removeprefix(f"{p.path}: ")
+            # Rich would eat `[[target]]` as markup: the unresolved link's name vanished.
+            table.add_row(escape(p.path), p.code.replace("_", " "), escape(message))
         console.print(table)
     raise typer.Exit(EXIT_PROBLEMS if problems else EXIT_OK)
