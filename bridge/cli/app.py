@@ -50,6 +50,7 @@ def _root(
         console.print(ctx.get_help(), highlight=False, markup=False)
         raise typer.Exit(0)
 
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 VaultOpt = Annotated[
