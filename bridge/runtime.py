@@ -7,6 +7,7 @@ here and nowhere else, so every entry point gets the same behaviour.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -171,11 +172,19 @@ def llm_client(settings: Settings) -> LLMClient | None:
     """The LLM client of the `llm_*` settings; None when no model is configured."""
     if not settings.llm_model:
         return None
+    extra: dict[str, Any] = {}
+    if settings.llm_api_base:
+        extra["api_base"] = settings.llm_api_base
+    if settings.llm_api_key_env:
+        key = os.environ.get(settings.llm_api_key_env)
+        if key:
+            extra["api_key"] = key
     config = LLMConfig(
         settings.llm_model,
         timeout_seconds=settings.llm_timeout_seconds,
         budget_seconds=settings.llm_budget_seconds,
         retries=settings.llm_retries,
+        extra=extra,
     )
     return LLMClient(config)
 

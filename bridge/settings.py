@@ -60,7 +60,14 @@ class Settings(BaseSettings):
         default=27182, ge=0, le=65535, description="Port the API listens on (0: any free port)."
     )
     llm_model: str | None = Field(
-        default=None, description="litellm model name; unset means no LLM."
+        default=None,
+        description="litellm model name; unset means no LLM; `fake` answers without a service.",
+    )
+    llm_api_base: str | None = Field(
+        default=None, description="Base URL of the model server (Ollama, LM Studio, vLLM...)."
+    )
+    llm_api_key_env: str | None = Field(
+        default=None, description="Name of the environment variable that holds the API key."
     )
     exclude: list[str] = Field(
         default_factory=lambda: list(DEFAULT_EXCLUDE),

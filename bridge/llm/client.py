@@ -8,13 +8,17 @@ past it, so a slow provider cannot hold an HTTP request or a CLI command for eve
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from bridge.llm import fake
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +99,12 @@ def _litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
-    return litellm
+    module: Any = litellm
+    # litellm prints "Give Feedback / Get Help" banners to stdout on errors, which broke
+    # `--json` output; errors reach the user through `LLMError` instead.
+    module.suppress_debug_info = True
+    module.set_verbose = False
+    return module
 
 
 def _transient(litellm: Any) -> tuple[type[BaseException], ...]:
@@ -151,17 +160,26 @@ class LLMClient:
             remaining = budget.remaining()
             if remaining <= 0:
                 break
+            timeout = min(self.config.timeout_seconds, remaining)
             kwargs: dict[str, Any] = {
                 "model": self.config.model,
                 "messages": list(messages),
-                "timeout": min(self.config.timeout_seconds, remaining),
+                "timeout": timeout,
                 "drop_params": True,
+                # Our retries only: the SDK's own multiplied the timeout (a query against a
+                # server that never answered took 6 min 11 s on a 300 s budget).
+                "num_retries": 0,
+                "max_retries": 0,
                 **self.config.extra,
             }
+            if self.config.model == fake.FAKE_MODEL:
+                kwargs["model"] = fake.LITELLM_MODEL
+                kwargs["mock_response"] = fake.reply(messages)
             if tools:
                 kwargs["tools"] = list(tools)
             try:
-                return _completion(litellm.completion(**kwargs))
+                call = functools.partial(litellm.completion, **kwargs)
+                return _completion(_within(call, timeout))
             except transient as exc:
                 last = exc
                 log.warning("LLM call failed (attempt %d/%d): %s", attempt + 1, attempts, exc)
@@ -179,6 +197,50 @@ class LLMClient:
         raise LLMError(
             f"the model {self.config.model} failed {attempts} times: {_short(last)}"
         ) from last
+
+
+def _within(call: Callable[[], Any], seconds: float) -> Any:
+    """`call()`, but never waiting past `seconds` of wall-clock time.
+
+    Trigger: a provider that accepts the connection and never answers; httpx's timeouts are per
+    read, and SDK layers add their own waits. Outcome: the call runs on a daemon thread and is
+    abandoned at the deadline (it ends on its own timeout), so a task stays within its budget.
+    """
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True, name="llm-call").start()
+    if not done.wait(max(seconds, 0.0) + _GRACE_SECONDS):
+        raise _deadline_error()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+_GRACE_SECONDS = 0.25
+
+
+class _DeadlineError(Exception):
+    """The wall-clock deadline of one call passed (treated like litellm's Timeout)."""
+
+
+def _deadline_error() -> BaseException:
+    litellm = _litellm()
+    timeout = getattr(litellm, "Timeout", None)
+    if isinstance(timeout, type):
+        try:
+            return timeout(message="no answer before the deadline", model="", llm_provider="")  # type: ignore[no-any-return]
+        except TypeError:
+            pass
+    return _DeadlineError("no answer before the deadline")
 
 
 def _short(exc: BaseException) -> str:
