@@ -99,3 +99,20 @@ def test_cli_conventions(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip() == f"vault-bridge {__version__}"
     code, out, _ = _run(capsys, "status", "--help")
     assert code == 0 and "-V, --vault" in out and "<bool>" not in out
+
+
+def test_doctor_shows_link_brackets_and_a_failed_add_shows_the_existing_note(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (template_vault / "journal" / "dangling.md").write_text("# D\n\nSee [[nowhere/page]].\n")
+    state = str(tmp_path / "s")
+    code, out, _ = _run(capsys, "doctor", "--vault", str(template_vault), "--state-dir", state)
+    assert code == 1 and "[[nowhere/page]]" in out  # Rich markup used to eat the brackets
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps([{"type": "ADD", "path": "engineering/auth/jwt_expiry.md"}]))
+    argv = ["curate", "--operations", str(ops), "--vault", str(template_vault), "--state-dir"]
+    code, out, _ = _run(capsys, *argv, state, "--json")
+    (result,) = json.loads(out)["results"]
+    assert code == 1 and result["status"] == "failed"
+    assert result["existing"]["path"] == "engineering/auth/jwt_expiry.md"
+    assert len(result["existing"]["base_hash"]) == 64

@@ -138,6 +138,10 @@ class LLMClient:
     def model(self) -> str:
         return self.config.model
 
+    def warm(self) -> None:
+        """Import litellm now (about a second), so the first request does not pay for it."""
+        _litellm()
+
     def budget(self) -> Budget:
         """A fresh budget of `llm_budget_seconds` for one task."""
         return Budget(self.config.budget_seconds)
@@ -179,7 +183,8 @@ class LLMClient:
                 kwargs["tools"] = list(tools)
             try:
                 call = functools.partial(litellm.completion, **kwargs)
-                return _completion(_within(call, timeout))
+                # The request's own timeout is the SDK's; the task's deadline is ours.
+                return _completion(_within(call, remaining))
             except transient as exc:
                 last = exc
                 log.warning("LLM call failed (attempt %d/%d): %s", attempt + 1, attempts, exc)
