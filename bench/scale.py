@@ -720,7 +720,9 @@ def run_size(n: int, args: argparse.Namespace, log: Any) -> dict[str, Any]:
             "--queries",
             str(args.queries),
         ]
-        env = {**os.environ, "VAULT_BRIDGE_CONFIG": str(root / "no-config.toml")}
+        empty = root / "empty-config.toml"
+        empty.touch()  # an explicit config file must exist; this one sets nothing
+        env = {**os.environ, "VAULT_BRIDGE_CONFIG": str(empty)}
         log(f"[{n:,}] measuring in a child process...")
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if done.returncode != 0:

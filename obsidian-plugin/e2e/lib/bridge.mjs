@@ -1,7 +1,7 @@
 // A real `vault-bridge serve` on a temp vault made by `vault-bridge init`, for the e2e test.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -26,7 +26,9 @@ export function cliPath(repo) {
 function isolatedEnv(tmp) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("VAULT_BRIDGE_")) delete env[key];
-  env.VAULT_BRIDGE_CONFIG = join(tmp, "no-config.toml");
+  // An explicit config file must exist: this empty one sets nothing.
+  env.VAULT_BRIDGE_CONFIG = join(tmp, "empty-config.toml");
+  writeFileSync(env.VAULT_BRIDGE_CONFIG, "");
   env.XDG_DATA_HOME = join(tmp, "xdg-data");
   env.XDG_CONFIG_HOME = join(tmp, "xdg-config");
   return env;
