@@ -75,11 +75,13 @@ class Bridge:
         The notes are recorded as written by `agent:import` (so a later agent UPDATE of one
         is not taken for an edit of human text) and re-indexed.
         """
+        now = datetime.now(UTC)
+
+        def record(path: str, content: bytes) -> None:
+            self.executor.writes.record(path, content, IMPORT_AUTHOR, now)
+
         with self.executor.lock:
-            report = import_transcripts(self.store, data, root=root, force=force)
-            now = datetime.now(UTC)
-            for path in report.written:
-                self.executor.writes.record(path, self.store.read(path).data, IMPORT_AUTHOR, now)
+            report = import_transcripts(self.store, data, root, force, before_write=record)
             self.reindex(report.written)
         return report
 

@@ -28,7 +28,7 @@ from bridge.api.models import (
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.lifecycle.report import explain
 from bridge.query.models import QueryResult
-from bridge.query.uses import Credit
+from bridge.query.uses import Credit, refusal
 from bridge.vault.store import NoteError
 
 router = APIRouter(prefix="/v1")
@@ -121,15 +121,12 @@ async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
 def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> Credit | None:
     """Credit a source of an answer (docs/lifecycle.md), or say clearly why it cannot be."""
     outcome = ctx.bridge.engine.feedback(query_id, path, helpful)
-    if outcome is Credit.UNKNOWN_QUERY:
-        raise ApiError(
-            404,
-            "unknown_query",
-            f"no answer with query_id `{query_id}` (ids name the last 10,000 answers of this "
-            "bridge; they do not survive a restart)",
+    message = refusal(outcome, query_id, path)
+    if message is not None:
+        status, code = (
+            (404, "unknown_query") if outcome is Credit.UNKNOWN_QUERY else (422, "not_a_source")
         )
-    if outcome is Credit.NOT_OFFERED:
-        raise ApiError(422, "not_a_source", f"`{path}` is not a source of answer `{query_id}`")
+        raise ApiError(status, code, message)
     return outcome
 
 

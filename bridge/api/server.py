@@ -18,8 +18,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge import __version__
-
-DISCOVERY = "bridge.json"
+from bridge.state.vault_lock import DISCOVERY
 
 
 def discovery_path(state_dir: Path) -> Path:

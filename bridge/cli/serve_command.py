@@ -18,7 +18,8 @@ from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fai
 from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
-from bridge.runtime import Bridge, llm_client, open_bridge
+from bridge.llm.answerer import LLMAnswerer
+from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
 from bridge.state.vault_lock import VaultBusyError, vault_lock
@@ -52,9 +53,9 @@ def _serve(settings: Settings) -> None:
         bridge = open_bridge(settings)
     except (StateDBError, IndexBusyError, VaultError) as exc:
         raise fail(str(exc)) from exc
-    client = llm_client(settings)
-    if client is not None:  # the first tier 3/4 answer should not pay litellm's import
-        threading.Thread(target=client.warm, daemon=True, name="llm-warm").start()
+    answerer = bridge.engine.answerer
+    if isinstance(answerer, LLMAnswerer):  # the first tier 3/4 answer should not pay the import
+        threading.Thread(target=answerer.client.warm, daemon=True, name="llm-warm").start()
     cleaned = bridge.store.clean_temp_files()
     if cleaned:
         err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,10 +38,18 @@ def load_transcript_file(path: Path) -> object:
 
 
 def import_transcripts(
-    store: VaultStore, data: object, root: str = "conversations", force: bool = False
+    store: VaultStore,
+    data: object,
+    root: str = "conversations",
+    force: bool = False,
+    before_write: Callable[[str, bytes], None] | None = None,
 ) -> ImportReport:
     """Write one note per session. A note that exists with other bytes is someone's edit (or
-    an older import) and is kept unless `force`."""
+    an older import) and is kept unless `force`.
+
+    `before_write(path, bytes)` runs just before each write: the bridge records the bytes as
+    its own there, so a crash right after the rename cannot make them look like a human's.
+    """
     report = ImportReport()
     for transcript in parse_transcripts(data):
         for note in render_transcript(transcript, root):
@@ -54,6 +63,8 @@ def import_transcripts(
             elif current is not None and not force:
                 report.kept.append(note.path)
             else:
+                if before_write is not None:
+                    before_write(note.path, wanted)
                 store.write(note.path, wanted)
                 report.written.append(note.path)
     return report

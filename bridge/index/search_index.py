@@ -115,7 +115,9 @@ class SearchIndex:
         self._searchers = {kind: index.searcher() for kind, index in self.indexes.items()}
         self._listeners: list[Callable[[int, list[str]], None]] = []
         self._resolver: tuple[int, LinkResolver] | None = None
+        # Per generation: a term's scoped IDF boost, and how many documents a folder holds.
         self._scope_weights: dict[tuple[int, str, str, str, str], float] = {}
+        self._scope_sizes: dict[tuple[int, str, str], int] = {}
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -194,12 +196,18 @@ class SearchIndex:
         """Notes in the vault, or under the folder `scope` (as of the last commit)."""
         if scope is None:
             return len(self._stamps)
-        key = (self.generation, "entries", "", "", scope)
-        cached = self._scope_weights.get(key)
-        if cached is None:
-            cached = float(self._count("entries", ("folder", scope)))
-            self._scope_weights[key] = cached
-        return int(cached)
+        return self._scope_size("entries", scope)
+
+    def _scope_size(self, kind: str, scope: str) -> int:
+        """Documents of `kind` under the folder `scope`, counted once per generation."""
+        key = (self.generation, kind, scope)
+        size = self._scope_sizes.get(key)
+        if size is None:
+            if len(self._scope_sizes) > 10_000:
+                self._scope_sizes.clear()  # a cache, bounded
+            size = self._count(kind, ("folder", scope))
+            self._scope_sizes[key] = size
+        return size
 
     def records(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
         """Manifest records of the given notes as of the last commit (unknown ids left out)."""
@@ -415,11 +423,7 @@ class SearchIndex:
         df = searcher.doc_freq(field, term)
         weight = 1.0
         if df > 0:
-            size_key = (self.generation, kind, "", "", scope)
-            local_n = self._scope_weights.get(size_key)
-            if local_n is None:
-                local_n = float(self._count(kind, ("folder", scope)))
-                self._scope_weights[size_key] = local_n  # docs of this kind in the scope
+            local_n = self._scope_size(kind, scope)
             local_df = self._count(kind, (field, term), ("folder", scope))
             if local_df > 0 and local_n > 0:
                 weight = _idf(local_n, local_df) / _idf(searcher.num_docs, df)

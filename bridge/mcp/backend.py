@@ -8,9 +8,7 @@ its writer for as long as it runs.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,9 +16,9 @@ from urllib.parse import quote
 
 import httpx
 
-from bridge.api.server import discovery_path
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.settings import Settings
+from bridge.state.vault_lock import holder
 
 
 class BackendError(Exception):
@@ -115,34 +113,21 @@ class HttpBackend:
         self.client.close()
 
 
-def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def running_bridge(settings: Settings) -> tuple[str, str] | None:
-    """(url, token) of a `serve` running on this vault, or None."""
+    """(url, token) of a `serve` running on this vault that answers its health check, or None."""
     state = settings.state_path
+    found = holder(state)  # the discovery file, when its process is alive
     try:
-        info = json.loads(discovery_path(state).read_text())
         token = (state / "token").read_text().strip()
-    except (OSError, ValueError):
+    except OSError:
         return None
-    if not isinstance(info, dict) or not _alive(info.get("pid")) or not token:
+    if found.url is None or not token:
         return None
-    url = str(info.get("url", ""))
     try:
-        health = httpx.get(f"{url}/v1/health", timeout=2.0)
+        health = httpx.get(f"{found.url}/v1/health", timeout=2.0)
     except httpx.HTTPError:
         return None
-    return (url, token) if health.status_code == 200 else None
+    return (found.url, token) if health.status_code == 200 else None
 
 
 def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> MemoryBackend:
@@ -229,13 +214,12 @@ class LocalBackend:
 
     def _credit(self, query_id: str, path: str, helpful: bool) -> str | None:
         """The same rule and refusals as the HTTP API's (`routes_read._credit`)."""
-        from bridge.query.uses import Credit
+        from bridge.query.uses import refusal
 
         outcome = self.bridge.engine.feedback(query_id, path, helpful)
-        if outcome is Credit.UNKNOWN_QUERY:
-            raise BackendError(f"no answer with query_id `{query_id}` (too old, or never issued)")
-        if outcome is Credit.NOT_OFFERED:
-            raise BackendError(f"`{path}` is not a source of answer `{query_id}`")
+        message = refusal(outcome, query_id, path)
+        if message is not None:
+            raise BackendError(message)
         return None if outcome is None else outcome.value
 
     def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:

@@ -28,6 +28,21 @@ class Credit(StrEnum):
     NOT_OFFERED = "not_offered"  # the note was not among this answer's sources
 
 
+def refusal(outcome: Credit | None, query_id: str, path: str) -> str | None:
+    """Why a credit request was refused, in words for the caller; None when it was not.
+
+    One wording for every way in (HTTP, MCP), so a client learns the same thing either way.
+    """
+    if outcome is Credit.UNKNOWN_QUERY:
+        return (
+            f"no answer with query_id `{query_id}` (ids name the last 10,000 answers of this "
+            "bridge; they do not survive a restart)"
+        )
+    if outcome is Credit.NOT_OFFERED:
+        return f"`{path}` is not a source of answer `{query_id}`"
+    return None
+
+
 @dataclass
 class _Answer:
     offered: set[str]

@@ -129,7 +129,7 @@ class VaultStore:
         """The file of a vault path, refusing any spelling or symlink that leaves the vault."""
         rel = normalise_note_path(rel_path)
         target = self.root / rel
-        if not target.exists() and not rel.isascii():
+        if not rel.isascii() and not target.exists():  # no extra stat for ASCII names
             # A note named on macOS is often NFD on disk, while agents and links spell it NFC.
             for form in ("NFD", "NFC"):
                 other = self.root / unicodedata.normalize(form, rel)
