@@ -28,6 +28,15 @@ def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
     )
 
 
+def _served_url(state: Path) -> str:
+    return str(json.loads((state / "bridge.json").read_text())["url"])
+
+
+def _last_writer(state: Path, path: str) -> str | None:
+    with StateDB.open(state) as db:
+        return LifecycleStore(db).last_writer(path)
+
+
 @pytest.fixture
 def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     state = tmp_path / "state"
@@ -72,13 +81,11 @@ def test_decay_from_cron_while_serve_runs_goes_through_it(serving: tuple[Path, P
     done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["through"] == json.loads((state / "bridge.json").read_text())["url"]
+    assert report["through"] == _served_url(state)
     assert [t["path"] for t in report["transitions"]] == [PLAN]
     assert "status: core" in (vault / PLAN).read_text()
     time.sleep(1.5)  # the watcher has seen the write by now (debounce 300 ms)
-    with StateDB.open(state) as db:
-        lifecycle = LifecycleStore(db)
-        assert lifecycle.last_writer(PLAN) != "human"  # the bridge's own write, not a person's
+    assert _last_writer(state, PLAN) != "human"  # the bridge's own write, not a person's
 
 
 def test_without_serve_a_cli_writer_works_directly(template_vault: Path, tmp_path: Path) -> None:
@@ -99,7 +106,7 @@ def test_curate_and_review_from_the_cli_go_through_serve(
     serving: tuple[Path, Path], tmp_path: Path
 ) -> None:
     vault, state = serving
-    url = json.loads((state / "bridge.json").read_text())["url"]
+    url = _served_url(state)
     ops = tmp_path / "ops.json"
     ops.write_text(
         json.dumps(
@@ -116,15 +123,14 @@ def test_curate_and_review_from_the_cli_go_through_serve(
     code, decided = _cli(vault, state, "review", "reject", str(review_id), "--reason", "keep it")
     assert code == 0 and decided["through"] == url and decided["state"] == "rejected"
     assert (vault / "journal/2026-11-20.md").is_file()
-    with StateDB.open(state) as db:  # the running bridge recorded its own write
-        assert LifecycleStore(db).last_writer("ops/keys/rotation.md") == "agent:bot"
+    assert _last_writer(state, "ops/keys/rotation.md") == "agent:bot"  # serve recorded it
 
 
 def test_import_and_reindex_from_the_cli_go_through_serve(
     serving: tuple[Path, Path], tmp_path: Path
 ) -> None:
     vault, state = serving
-    url = json.loads((state / "bridge.json").read_text())["url"]
+    url = _served_url(state)
     chat = tmp_path / "chat.json"
     turns = [{"speaker": "Ana", "id": "D1:1", "text": "The zephyrine rollout starts Monday."}]
     chat.write_text(
@@ -134,8 +140,7 @@ def test_import_and_reindex_from_the_cli_go_through_serve(
     assert code == 0 and imported["through"] == url
     (written,) = imported["written"]  # type: ignore[misc]
     assert (vault / written).is_file()
-    with StateDB.open(state) as db:  # the bridge's own write, not a human's
-        assert LifecycleStore(db).last_writer(written) != "human"
+    assert _last_writer(state, written) != "human"  # the bridge's own write
     code, reindexed = _cli(vault, state, "reindex")
     assert code == 0 and reindexed["through"] == url and reindexed["notes"] >= 19
     code, found = _cli(vault, state, "search", "zephyrine")

@@ -7,6 +7,7 @@ import multiprocessing.synchronize
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bridge.core.operations import parse_operations
@@ -29,15 +30,12 @@ def _curate_then_hang(vault: str, state: str, started: multiprocessing.synchroni
     bridge.executor.apply(parse_operations([op]), "crasher")
 
 
-def test_a_crash_mid_curation_leaves_the_old_note_intact(
-    template_vault: Path, tmp_path: Path
-) -> None:
-    original = (template_vault / PATH).read_bytes()
+def _kill_at_crash_point(target: Callable[..., None], vault: Path, state: Path) -> None:
+    """Run `target` in a child until it signals its crash point, then SIGKILL it there."""
     # spawn, not fork: the child opens its own index and database from scratch.
     ctx = multiprocessing.get_context("spawn")
     started = ctx.Event()
-    args = (str(template_vault), str(tmp_path / "state"), started)
-    child = ctx.Process(target=_curate_then_hang, args=args)
+    child = ctx.Process(target=target, args=(str(vault), str(state), started))
     child.start()
     try:
         assert started.wait(60), "the child never reached the crash point"
@@ -45,6 +43,13 @@ def test_a_crash_mid_curation_leaves_the_old_note_intact(
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
         child.join(10)
+
+
+def test_a_crash_mid_curation_leaves_the_old_note_intact(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    original = (template_vault / PATH).read_bytes()
+    _kill_at_crash_point(_curate_then_hang, template_vault, tmp_path / "state")
     assert (template_vault / PATH).read_bytes() == original
     temps = [p.name for p in (template_vault / "billing/plans").iterdir() if ".vb-tmp-" in p.name]
     assert len(temps) == 1
@@ -88,17 +93,7 @@ def test_a_crash_right_after_the_rename_leaves_the_note_the_agents(
     template_vault: Path, tmp_path: Path
 ) -> None:
     """The bridge's own write must not look like a human's after a crash (issue 12, item 8)."""
-    ctx = multiprocessing.get_context("spawn")
-    started = ctx.Event()
-    args = (str(template_vault), str(tmp_path / "state"), started)
-    child = ctx.Process(target=_rename_then_hang, args=args)
-    child.start()
-    try:
-        assert started.wait(60), "the child never reached the crash point"
-    finally:
-        assert child.pid is not None
-        os.kill(child.pid, signal.SIGKILL)
-        child.join(10)
+    _kill_at_crash_point(_rename_then_hang, template_vault, tmp_path / "state")
     assert "second version" in (template_vault / NEW).read_text()  # the rename happened
     bridge = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
     try:
