@@ -25,7 +25,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ALLOWED_ORIGINS = ("app://obsidian.md", "capacitor://localhost", "http://localhost")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 PUBLIC_PATHS = ("/v1/health",)
 DOC_PATHS = ("/docs", "/openapi.json", "/docs/oauth2-redirect", "/redoc")
 

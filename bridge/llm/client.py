@@ -185,6 +185,9 @@ class LLMClient:
                 call = functools.partial(litellm.completion, **kwargs)
                 # The request's own timeout is the SDK's; the task's deadline is ours.
                 return _completion(_within(call, remaining))
+            except _DeadlineError as exc:  # the task's time is up: no retry can fit
+                last = exc
+                break
             except transient as exc:
                 last = exc
                 log.warning("LLM call failed (attempt %d/%d): %s", attempt + 1, attempts, exc)
@@ -193,7 +196,7 @@ class LLMClient:
                     self.sleep(pause)
             except Exception as exc:
                 raise LLMError(f"the model {self.config.model} failed: {_short(exc)}") from exc
-        if last is None or isinstance(last, getattr(litellm, "Timeout", ())):
+        if last is None or isinstance(last, (_DeadlineError, *_timeouts(litellm))):
             raise LLMTimeoutError(
                 f"the model {self.config.model} did not answer in time (llm_timeout_seconds "
                 f"{self.config.timeout_seconds:g}, llm_budget_seconds "
@@ -224,7 +227,7 @@ def _within(call: Callable[[], Any], seconds: float) -> Any:
 
     threading.Thread(target=run, daemon=True, name="llm-call").start()
     if not done.wait(max(seconds, 0.0) + _GRACE_SECONDS):
-        raise _deadline_error()
+        raise _DeadlineError("no answer before the deadline")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -237,15 +240,9 @@ class _DeadlineError(Exception):
     """The wall-clock deadline of one call passed (treated like litellm's Timeout)."""
 
 
-def _deadline_error() -> BaseException:
-    litellm = _litellm()
+def _timeouts(litellm: Any) -> tuple[type[BaseException], ...]:
     timeout = getattr(litellm, "Timeout", None)
-    if isinstance(timeout, type):
-        try:
-            return timeout(message="no answer before the deadline", model="", llm_provider="")  # type: ignore[no-any-return]
-        except TypeError:
-            pass
-    return _DeadlineError("no answer before the deadline")
+    return (timeout,) if isinstance(timeout, type) else ()
 
 
 def _short(exc: BaseException) -> str:
