@@ -44,6 +44,7 @@ from bridge.curate.reviews import (
 from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
 from bridge.runtime import Bridge
+from bridge.settings import Settings
 from bridge.state.reviews import Review, states_named
 
 NO_LLM = (
@@ -227,9 +228,8 @@ def _bridge(vault: Path | None, state_dir: Path | None, quiet: bool) -> Iterator
 
 
 @contextmanager
-def _writing_bridge(vault: Path | None, state_dir: Path | None, quiet: bool) -> Iterator[Bridge]:
+def _writing_bridge(settings: Settings, quiet: bool) -> Iterator[Bridge]:
     """The vault opened here, for a command that writes, holding the vault lock."""
-    settings = settings_for(vault, state_dir)
     with writing_locally(settings), opened(settings, not quiet) as bridge:
         yield bridge
 
@@ -361,11 +361,12 @@ def review_approve(
     json_out: JsonOpt = False,
 ) -> None:
     """Apply the reviewed change if the note is as the diff shows it; else mark a conflict."""
-    remote = running(settings_for(vault, state_dir))
+    settings = settings_for(vault, state_dir)
+    remote = running(settings)
     if remote is not None:
         _remote_decision(remote, review_id, "approve", json_out)
         return
-    with _writing_bridge(vault, state_dir, json_out) as bridge:
+    with _writing_bridge(settings, json_out) as bridge:
         try:
             decision = bridge.reviews.approve(review_id)
         except (ReviewNotFoundError, ReviewStateError) as exc:
@@ -382,11 +383,12 @@ def review_reject(
     json_out: JsonOpt = False,
 ) -> None:
     """Discard a waiting change, or undo an applied one (restoring the note's old bytes)."""
-    remote = running(settings_for(vault, state_dir))
+    settings = settings_for(vault, state_dir)
+    remote = running(settings)
     if remote is not None:
         _remote_decision(remote, review_id, "reject", json_out, {"reason": reason})
         return
-    with _writing_bridge(vault, state_dir, json_out) as bridge:
+    with _writing_bridge(settings, json_out) as bridge:
         try:
             decision = bridge.reviews.reject(review_id, reason)
         except RestoreConflictError as exc:
