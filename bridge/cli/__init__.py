@@ -9,6 +9,7 @@ from bridge.cli import (
     mcp_command,
     query_commands,
     serve_command,
+    setup_command,
     vault_commands,
 )
 from bridge.cli.app import app, main

@@ -1,0 +1,162 @@
+"""`vault-bridge setup`: the plugin into a vault someone already has, and what to do next."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from bridge.api.security import load_or_create_token
+from bridge.cli.app import (
+    JsonOpt,
+    StateDirOpt,
+    VaultOpt,
+    app,
+    console,
+    fail,
+    open_store,
+    print_json,
+    settings_for,
+)
+from bridge.install.vault_setup import Change, Connection, SetupPlan, apply_plan, plan_setup
+from bridge.obsidian_plugin import plugin_source
+from bridge.settings import Settings
+from bridge.vault.scan import VaultReport, scan_vault
+
+_MARK = {
+    Change.CREATE: "[green]create[/]",
+    Change.UPDATE: "[yellow]update[/]",
+    Change.UNCHANGED: "[dim]unchanged[/]",
+    Change.SKIPPED: "[red]skip[/]",
+}
+
+
+def _next_steps(settings: Settings, connected: bool) -> list[str]:
+    vault = str(settings.vault_path)
+    quoted = f'"{vault}"' if " " in vault else vault
+    steps = [
+        f"Start the bridge: `vault-bridge service install --vault {quoted}` (at every login) "
+        f"or `vault-bridge serve --vault {quoted}` (this terminal).",
+        "In Obsidian: reload the vault (or restart Obsidian); in Settings → Community plugins, "
+        "turn off Restricted mode if it is on and check that Vault Bridge is enabled.",
+    ]
+    if not connected:
+        steps.append(
+            "In Settings → Vault Bridge click 'Find bridge' once the bridge runs "
+            "(or run set-up again with --connect to write its URL and token)."
+        )
+    steps.append(
+        "Connect an agent: `vault-bridge mcp-config --client claude-code|cursor|claude-desktop|"
+        f"vscode --vault {quoted}`."
+    )
+    return steps
+
+
+def _token(settings: Settings, *, create: bool) -> str:
+    """The API token `serve` will use; a dry run only reads it (and creates nothing)."""
+    if create:
+        return load_or_create_token(settings.state_path)
+    try:
+        return (settings.state_path / "token").read_text().strip() or NEW_TOKEN
+    except OSError:
+        return NEW_TOKEN
+
+
+NEW_TOKEN = "<a new token, created when set-up runs>"
+
+
+def _report_json(plan: SetupPlan, report: VaultReport, dry_run: bool) -> dict[str, object]:
+    codes = Counter(p.code for p in report.problems)
+    return {
+        "vault": str(plan.vault),
+        "dry_run": dry_run,
+        "files": [f.to_json() for f in plan.files],
+        "changed": [] if dry_run else [f.rel for f in plan.writes],
+        "warnings": plan.warnings,
+        "notes": report.summary(),
+        "problems": dict(sorted(codes.items())),
+    }
+
+
+@app.command()
+def setup(
+    vault: VaultOpt = None,
+    state_dir: StateDirOpt = None,
+    connect: Annotated[
+        bool,
+        typer.Option(
+            "--connect", help="Also write the bridge's URL and token into the plugin's settings."
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would change and write nothing.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Install this plugin even over a newer one.")
+    ] = False,
+    config_dir: Annotated[
+        str,
+        typer.Option("--config-dir", help="Obsidian's config folder, if you renamed it."),
+    ] = ".obsidian",
+    json_out: JsonOpt = False,
+) -> None:
+    """Install or update the Obsidian plugin in an existing vault, and say what comes next.
+
+    Only `.obsidian/plugins/vault-bridge/` and `.obsidian/community-plugins.json` are written;
+    your notes and every other setting stay byte for byte as they are.
+    """
+    settings = settings_for(vault, state_dir)
+    root = settings.vault_path
+    if not root.is_dir():
+        raise fail(f"{root} is not a folder")
+    if Path(config_dir).is_absolute() or ".." in Path(config_dir).parts or not config_dir:
+        raise fail(f"--config-dir must be a folder name inside the vault, not {config_dir!r}")
+    connection = None
+    if connect:
+        url = f"http://{settings.host}:{settings.port or 27182}"
+        connection = Connection(url=url, token=_token(settings, create=not dry_run))
+    plan = plan_setup(
+        root, plugin_source(), config_dir=config_dir, connection=connection, allow_downgrade=force
+    )
+    with console.status("Reading the vault's notes...", spinner="dots"):
+        report = scan_vault(open_store(settings))
+    if not dry_run:
+        try:
+            apply_plan(plan)
+        except OSError as exc:
+            raise fail(f"could not write into {root}: {exc}") from exc
+    if json_out:
+        print_json(_report_json(plan, report, dry_run))
+        return
+    title = "Would change" if dry_run else "Set-up of"
+    console.print(f"{title} [bold]{escape(str(root))}[/]:")
+    for planned in plan.files:
+        mark = _MARK[planned.change]
+        console.print(f"  {mark} {escape(planned.rel)}  [dim]({escape(planned.why)})[/]")
+    for warning in plan.warnings:
+        console.print(f"[yellow]note:[/] {escape(warning)}", soft_wrap=True)
+    summary = report.summary()
+    console.print(
+        f"The vault holds {summary['notes']} notes ({summary['entries']} entries, "
+        f"{summary['folders']} folders, {summary['relations']} relations)."
+    )
+    if report.problems:
+        codes = Counter(p.code.replace("_", " ") for p in report.problems)
+        listed = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
+        bad = summary["problem_notes"]
+        console.print(
+            f"{bad} {'note has' if bad == 1 else 'notes have'} problems ({listed}): the bridge "
+            "reads around them; `vault-bridge doctor` lists each.",
+            soft_wrap=True,
+        )
+    if dry_run:
+        console.print("Nothing was written (--dry-run).")
+        return
+    if not plan.writes:
+        console.print("Nothing to change: the plugin is already installed and enabled.")
+    console.print("Next:")
+    for n, step in enumerate(_next_steps(settings, connect), 1):
+        console.print(f"  {n}. {escape(step)}", soft_wrap=True)
