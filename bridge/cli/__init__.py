@@ -22,5 +22,6 @@ __all__ = [
     "mcp_command",
     "query_commands",
     "serve_command",
+    "setup_command",
     "vault_commands",
 ]
