@@ -1,7 +1,7 @@
 // A real `vault-bridge serve` on a temp vault made by `vault-bridge init`, for the e2e test.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -22,6 +22,16 @@ export function cliPath(repo) {
   return cli;
 }
 
+/** Where the user's data dir is looked up: inside `tmp`, on every platform. */
+export function isolatedDirs(tmp) {
+  return {
+    HOME: join(tmp, "home"), // macOS: ~/Library/Application Support
+    XDG_DATA_HOME: join(tmp, "xdg-data"), // Linux
+    XDG_CONFIG_HOME: join(tmp, "xdg-config"),
+    LOCALAPPDATA: join(tmp, "local-app-data"), // Windows
+  };
+}
+
 /** Settings from the environment only: no user config.toml, no user data dir. */
 function isolatedEnv(tmp) {
   const env = { ...process.env };
@@ -29,9 +39,22 @@ function isolatedEnv(tmp) {
   // An explicit config file must exist: this empty one sets nothing.
   env.VAULT_BRIDGE_CONFIG = join(tmp, "empty-config.toml");
   writeFileSync(env.VAULT_BRIDGE_CONFIG, "");
-  env.XDG_DATA_HOME = join(tmp, "xdg-data");
-  env.XDG_CONFIG_HOME = join(tmp, "xdg-config");
+  Object.assign(env, isolatedDirs(tmp));
   return env;
+}
+
+/** The one folder under `dir` that holds a `bridge.json` (the running bridge's state dir). */
+function findStateDir(dir) {
+  const found = [];
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(folder, entry.name));
+      else if (entry.name === "bridge.json") found.push(folder);
+    }
+  };
+  for (const root of Object.values(isolatedDirs(dir))) if (existsSync(root)) walk(root);
+  if (found.length !== 1) throw new Error(`expected one bridge.json under ${dir}, found ${found.length}`);
+  return found[0];
 }
 
 export function initVault(repo, tmp) {
@@ -40,15 +63,17 @@ export function initVault(repo, tmp) {
   return vault;
 }
 
-/** Starts `serve` and waits for /v1/health; returns {url, token, stop, output}. */
+/**
+ * Starts `serve` and waits for /v1/health; returns {url, token, stateDir, discovery, stop, output}.
+ * The state dir is the bridge's default one for this vault (under the isolated data dirs), the
+ * one the plugin's "Find bridge" computes.
+ */
 export async function startBridge(repo, tmp, vault) {
   const cli = cliPath(repo);
-  const stateDir = join(tmp, "state");
-  mkdirSync(stateDir, { recursive: true });
   const port = await freePort();
   const env = { ...isolatedEnv(tmp), VAULT_BRIDGE_HOST: "127.0.0.1", VAULT_BRIDGE_PORT: String(port) };
   const help = execFileSync(cli, ["serve", "--help"], { env, encoding: "utf8" });
-  const args = ["serve", "--vault", vault, "--state-dir", stateDir];
+  const args = ["serve", "--vault", vault];
   if (help.includes("--port")) args.push("--port", String(port));
   const child = spawn(cli, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -72,6 +97,7 @@ export async function startBridge(repo, tmp, vault) {
     }
     await sleep(250);
   }
+  const stateDir = findStateDir(tmp);
   const discovery = JSON.parse(readFileSync(join(stateDir, "bridge.json"), "utf8"));
   const token = readFileSync(join(stateDir, "token"), "utf8").trim();
   const stop = async () => {

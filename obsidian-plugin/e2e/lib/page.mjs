@@ -1,0 +1,36 @@
+// What the e2e flows share: logging, the page's selectors, the bridge's API from Node.
+
+import assert from "node:assert/strict";
+
+export const step = (text) => console.log(`e2e: ${text}`);
+
+/** The right-sidebar leaves holding the plugin's views, and its status-bar item. */
+export const QUERY = '.workspace-leaf[data-type="vault-bridge-query"]';
+export const REVIEW = '.workspace-leaf[data-type="vault-bridge-review"]';
+export const STATUS = ".status-bar-item.plugin-vault-bridge";
+export const BADGE = /^tier \d( · excerpts only)? · [\d.]+ (ms|s)$/;
+
+/** Calls the harness in the page: `call(page, "run", id)`. */
+export function call(page, name, ...args) {
+  return page.evaluate(([name, args]) => window.vaultBridgeHarness[name](...args), [name, args]);
+}
+
+export function waitForText(page, selector, text, timeout = 15_000) {
+  return page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text, [selector, text], { timeout });
+}
+
+export async function api(bridge, method, path, body) {
+  const response = await fetch(bridge.url + path, {
+    method,
+    headers: { Authorization: `Bearer ${bridge.token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} ${path}: HTTP ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export async function accessCount(bridge, path) {
+  const lifecycle = await api(bridge, "GET", `/v1/lifecycle/${path.split("/").map(encodeURIComponent).join("/")}`);
+  return lifecycle.access_count;
+}
