@@ -5,6 +5,7 @@ from __future__ import annotations
 # Each module registers its commands on `app` when imported.
 from bridge.cli import (
     curate_commands,
+    install_commands,
     lifecycle_commands,
     mcp_command,
     query_commands,
@@ -17,6 +18,7 @@ from bridge.cli.app import app, main
 __all__ = [
     "app",
     "curate_commands",
+    "install_commands",
     "lifecycle_commands",
     "main",
     "mcp_command",

@@ -11,12 +11,11 @@ shows the same plan and writes nothing.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from bridge.install.files import write_atomic
 from bridge.obsidian_plugin import PLUGIN_FILES, PLUGIN_ID
 
 
@@ -201,26 +200,8 @@ def apply_plan(plan: SetupPlan) -> list[PlannedFile]:
     written = []
     for planned in plan.writes:
         assert planned.data is not None
-        _write_atomically(plan.vault / planned.rel, planned.data)
+        # data.json holds the API token: a new one is readable by its owner only.
+        private = planned.rel.endswith("/data.json")
+        write_atomic(plan.vault / planned.rel, planned.data, new_mode=0o600 if private else 0o644)
         written.append(planned)
     return written
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Temp file, fsync, rename: Obsidian (or a crash) never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    temp = path.with_name(f".{path.name}.vault-bridge-{secrets.token_hex(4)}")
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        temp.replace(path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
