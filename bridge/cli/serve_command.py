@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import signal
 import threading
 from datetime import UTC, datetime
 from typing import Annotated
@@ -15,6 +14,7 @@ from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.server import BackgroundServer, discovery_file
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
+from bridge.cli.stop_signals import StopSignals
 from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
@@ -64,61 +64,56 @@ def _serve(settings: Settings) -> None:
             f"[yellow]warning:[/] listening on {settings.host}: requests must still name a "
             "loopback Host, so this only helps behind a local proxy"
         )
-    signals = {signal.SIGINT, signal.SIGTERM}
-    # Blocked before any thread starts, so every thread inherits the mask and the signals
-    # reach only `sigwait` below: a Ctrl-C during start-up stops cleanly once start-up is done.
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
-    bus = EventBus()
-    live = LiveVault(bridge)
-    scheduler = DecayScheduler(
-        lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
-    )
-    tasks = TaskRunner()
-    server: BackgroundServer | None = None
-    try:
+    # Before any thread starts (see StopSignals): a Ctrl-C during start-up stops cleanly.
+    with StopSignals() as stop:
+        bus = EventBus()
+        live = LiveVault(bridge)
+        scheduler = DecayScheduler(
+            lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
+        )
+        tasks = TaskRunner()
+        server: BackgroundServer | None = None
         try:
-            report = live.start()
-        except (WatchError, IndexBusyError) as exc:
-            raise fail(str(exc)) from exc
-        changed = {k: v for k, v in report.summary().items() if v and k != "unchanged"}
-        if changed:
-            console.print(
-                "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
-            )
-        scheduler.start()
-        token = load_or_create_token(settings.state_path)
-        api = create_app(bridge, token, bus, watching=True)
-        api.state.ctx.services["tasks"] = tasks
-        server = BackgroundServer(api, settings.host, settings.port)
-        try:
-            url = server.start()
-        except (RuntimeError, TimeoutError) as exc:
-            raise fail(
-                f"could not listen on {settings.host}:{settings.port} ({exc}); is another bridge "
-                "running? Set --port or VAULT_BRIDGE_PORT"
-            ) from exc
-        bound_port = int(url.rsplit(":", 1)[1])
-        with discovery_file(settings.state_path, settings.host, bound_port):
-            console.print(
-                f"Vault Bridge serving {settings.vault_path}\n"
-                f"  API     {url}/v1  (docs: {url}/docs)\n"
-                f"  token   {settings.state_path / 'token'}\n"
-                f"  notes   {bridge.index.note_count()} indexed, watching for changes\n"
-                "Ctrl-C to stop.",
-                highlight=False,
-            )
-            signal.sigwait(signals)
-            console.print("Stopping...")
-    finally:
-        if server is not None:
-            server.stop()  # no new requests; curation in flight finishes below
-        tasks.wait()
-        scheduler.stop()
-        live.stop()
-        bridge.close()
-        while signal.sigpending() & signals:  # a second Ctrl-C while stopping: already done
-            signal.sigwait(signals)
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+            try:
+                report = live.start()
+            except (WatchError, IndexBusyError) as exc:
+                raise fail(str(exc)) from exc
+            changed = {k: v for k, v in report.summary().items() if v and k != "unchanged"}
+            if changed:
+                console.print(
+                    "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
+                )
+            scheduler.start()
+            token = load_or_create_token(settings.state_path)
+            api = create_app(bridge, token, bus, watching=True)
+            api.state.ctx.services["tasks"] = tasks
+            server = BackgroundServer(api, settings.host, settings.port)
+            try:
+                url = server.start()
+            except (RuntimeError, TimeoutError) as exc:
+                raise fail(
+                    f"could not listen on {settings.host}:{settings.port} ({exc}); is another "
+                    "bridge running? Set --port or VAULT_BRIDGE_PORT"
+                ) from exc
+            bound_port = int(url.rsplit(":", 1)[1])
+            with discovery_file(settings.state_path, settings.host, bound_port):
+                console.print(
+                    f"Vault Bridge serving {settings.vault_path}\n"
+                    f"  API     {url}/v1  (docs: {url}/docs)\n"
+                    f"  token   {settings.state_path / 'token'}\n"
+                    f"  notes   {bridge.index.note_count()} indexed, watching for changes\n"
+                    "Ctrl-C to stop.",
+                    highlight=False,
+                )
+                stop.wait()
+                console.print("Stopping...")
+        finally:
+            if server is not None:
+                server.stop()  # no new requests; curation in flight finishes below
+            tasks.wait()
+            scheduler.stop()
+            live.stop()
+            bridge.close()
     console.print("Stopped.")
 
 
