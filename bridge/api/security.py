@@ -24,7 +24,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-ALLOWED_ORIGINS = ("app://obsidian.md", "capacitor://localhost", "http://localhost")
+# Obsidian desktop only: the plugin is desktop-only (the bridge listens on loopback), and
+# `http://localhost` would let any page served on this machine's port 80 through.
+ALLOWED_ORIGINS = ("app://obsidian.md",)
 PUBLIC_PATHS = ("/v1/health",)
 DOC_PATHS = ("/docs", "/openapi.json", "/docs/oauth2-redirect", "/redoc")
 
