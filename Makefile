@@ -4,16 +4,19 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 RUN_VAULT ?= run-vault
 
-.PHONY: setup run test lint typecheck pytest plugin plugin-test plugin-e2e clean
+.PHONY: setup run test lint typecheck pytest plugin plugin-test plugin-e2e screenshots dist \
+	install-check clean
 
 PLUGIN := obsidian-plugin
 PLUGIN_DEPS := $(PLUGIN)/node_modules/.package-lock.json
 PLUGIN_SRC := $(wildcard $(PLUGIN)/src/*.ts $(PLUGIN)/src/*/*.ts)
 
+# pip shows what it downloads: the first install takes a minute or two (litellm is large).
 $(BIN)/.installed: pyproject.toml
+	@echo "Setting up $(VENV): Python dependencies, about two minutes the first time..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	touch $@
 
 setup: $(BIN)/.installed
@@ -36,8 +39,8 @@ run: setup plugin
 	$(BIN)/vault-bridge serve --vault $(RUN_VAULT)
 
 lint: setup
-	$(BIN)/ruff check bridge tests bench
-	$(BIN)/ruff format --check bridge tests bench
+	$(BIN)/ruff check bridge tests bench hatch_build.py
+	$(BIN)/ruff format --check bridge tests bench hatch_build.py
 
 typecheck: setup
 	$(BIN)/mypy bridge
@@ -48,13 +51,27 @@ pytest: setup
 plugin-test: $(PLUGIN_DEPS)
 	cd $(PLUGIN) && npm run typecheck && npm test
 
-## The plugin's views in headless Chromium against a real `vault-bridge serve`.
+## The built plugin in headless Chromium against a real `vault-bridge serve`.
 plugin-e2e: setup plugin
 	cd $(PLUGIN) && npm run test:e2e
 
-## Every check: lint, types and the whole test suite (the plugin's too).
-test: lint typecheck pytest plugin-test plugin-e2e
+## The same, refreshing the screenshots in docs/img (plugin-e2e writes them to a temp folder).
+screenshots: setup plugin
+	cd $(PLUGIN) && VB_SCREENSHOTS_DIR=../docs/img npm run test:e2e
+
+## The release: dist/ gets the wheel (with the template and the built plugin) and the plugin zip.
+dist: setup plugin
+	rm -rf dist
+	$(BIN)/python -m build --wheel --outdir dist
+	cd $(PLUGIN) && npm run release -- ../dist
+
+## Install the built wheel into a fresh venv and run it on a lived-in vault.
+install-check: dist
+	$(BIN)/python tests/wheel/check_installed.py dist/vault_bridge-*.whl
+
+## Every check: lint, types, the whole test suite (the plugin's too) and the installed wheel.
+test: lint typecheck pytest plugin-test plugin-e2e install-check
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist
 	rm -rf $(PLUGIN)/node_modules $(PLUGIN)/main.js $(PLUGIN)/e2e/harness.js
