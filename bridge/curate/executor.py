@@ -25,6 +25,7 @@ from bridge.curate.results import BatchResult, OpResult, unified_diff
 from bridge.curate.trash import move_to_trash
 from bridge.index.search_index import IndexBusyError, SearchIndex
 from bridge.index.sync import index_file
+from bridge.overviews.service import refresh_changed
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
@@ -78,6 +79,7 @@ class CurationExecutor:
         git_commit: bool = False,
         lock_path: Path | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
+        overviews_on_curate: bool = False,
     ) -> None:
         self.store = store
         self.index = index
@@ -89,6 +91,10 @@ class CurationExecutor:
         self.git_commit = git_commit
         self.clock = clock
         self.lock = WriterLock(lock_path)
+        # Refresh the overview regions of the touched folders' `_index.md` after each batch
+        # (the `overviews_on_curate` setting). Off for a bare executor, which then writes
+        # nothing but its operations' notes.
+        self.overviews_on_curate = overviews_on_curate
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -254,9 +260,16 @@ class CurationExecutor:
         self.store.write(change.path, change.after, expected=before)
 
     def finish(self, done: Applied, author: str, message: str | None = None) -> str | None:
-        """After a batch: index what changed, commit the index, and commit to git if asked."""
+        """After a batch: refresh folder overviews, index what changed, commit to git if asked.
+
+        Every batch ends here (curation, an approve, a reject), so the overviews of the folders
+        it touched are refreshed once per batch, and their `_index.md` writes join the batch's
+        index update and git commit.
+        """
         if not done.written and not done.removed:
             return None
+        if self.overviews_on_curate:
+            self._refresh_overviews(done, author)
         try:
             for path in done.removed:
                 if path not in done.written:
@@ -278,6 +291,26 @@ class CurationExecutor:
         if error:
             log.warning("%s", error)
         return error
+
+    def _refresh_overviews(self, done: Applied, author: str) -> None:
+        """Rewrite the overview regions of the folders the batch touched (and their parents).
+
+        Only `_index.md` notes that hold the markers are touched, each at most once. The
+        writes are part of the batch, so they are the batch author's agent writes; after a
+        human's reject the notes keep their owners. A failure here must not fail a batch whose
+        operations were applied: it is logged, and the next batch or `overviews --write`
+        tries again.
+        """
+        changed = list(dict.fromkeys([*done.written, *done.removed]))
+        writer = author if author.startswith("agent:") else None
+        try:
+            outcomes = refresh_changed(
+                self.store, self.writes, changed, self.clock(), writer, self.index
+            )
+        except (OSError, NoteError, ValueError) as exc:  # ValueError: an unsafe path
+            log.warning("folder overviews not refreshed: %s", exc)
+            return
+        done.written.extend(o.path for o in outcomes if o.state == "updated")
 
     def current_hash(self, path: str) -> str | None:
         """The note's content hash now; None when it is gone."""

@@ -170,8 +170,9 @@ def test_an_applied_batch_is_one_git_commit(open_vault: OpenBridge, template_vau
     log = git("log", "--format=%B", "-1")
     assert log.startswith("vault-bridge: curate by agent:bot (2 operations)")
     assert f"- ADD {API_KEYS}" in log and "- ADD engineering/auth/b.md" in log
+    # The folder overview the template's `_index.md` holds is refreshed in the same commit.
     assert git("show", "--name-only", "--format=", "HEAD").split() == sorted(
-        [API_KEYS, "engineering/auth/b.md"]
+        [API_KEYS, "engineering/_index.md", "engineering/auth/b.md"]
     )
     assert "?? scratch.md" in git("status", "--porcelain")
 
