@@ -44,6 +44,14 @@ class MemoryBackend(Protocol):
 
     def reviews(self, state: str) -> list[dict[str, Any]]: ...
 
+    def guide(self, top: int) -> dict[str, Any]:
+        """The guide (`GET /v1/guide`): its data and `markdown`, with `top` important notes."""
+        ...
+
+    def tree(self, folder: str, depth: int) -> dict[str, Any]:
+        """The folder tree under `folder` (`GET /v1/tree`), `depth` levels deep."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -107,6 +115,15 @@ class HttpBackend:
 
     def reviews(self, state: str) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = self._call("GET", "/v1/reviews", params={"state": state})
+        return result
+
+    def guide(self, top: int) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("GET", "/v1/guide", params={"top": top})
+        return result
+
+    def tree(self, folder: str, depth: int) -> dict[str, Any]:
+        params = {"folder": folder, "depth": depth}
+        result: dict[str, Any] = self._call("GET", "/v1/tree", params=params)
         return result
 
     def close(self) -> None:
@@ -250,6 +267,31 @@ class LocalBackend:
         except ValueError as exc:
             raise BackendError(str(exc)) from exc
         return [review_json(r) for r in self.bridge.reviews.list(states)]
+
+    def guide(self, top: int) -> dict[str, Any]:
+        from bridge.guide.gather import gather_guide
+        from bridge.guide.render import render_guide
+
+        if not 1 <= top <= 100:  # the API's bounds (`routes_guide`)
+            raise BackendError(f"top must be 1 to 100, not {top}")
+        made = gather_guide(self.bridge, top=top)
+        return {**made.model_dump(mode="json"), "markdown": render_guide(made)}
+
+    def tree(self, folder: str, depth: int) -> dict[str, Any]:
+        """The same document and refusals as `GET /v1/tree` (`routes_read.tree`)."""
+        from bridge.api.graph import folder_tree
+        from bridge.api.models import TreeNode
+
+        root = folder.strip().strip("/")
+        if ".." in root.split("/"):
+            raise BackendError(f"folder `{folder}` leaves the vault")
+        if not 1 <= depth <= 10:
+            raise BackendError(f"depth must be 1 to 10, not {depth}")
+        from bridge.overviews import folder_overview
+
+        records = {r.path: r for r in self.bridge.index.manifest.all()}
+        tree = TreeNode.model_validate(folder_tree(records, root, depth)).model_dump(mode="json")
+        return {**tree, "overview": folder_overview(self.bridge, root).to_json()}
 
     def close(self) -> None:
         self.bridge.close()

@@ -1,0 +1,22 @@
+"""A guide for agents: the vault's conventions, its outline and its most important entries.
+
+`compose` builds the guide from plain facts (no I/O), `render` and `tree` turn it and the
+folder tree into Markdown, and `gather` collects the facts from a live bridge. The HTTP API
+(`GET /v1/guide`) and MCP (`memory_guide`, `memory_tree`, resources, the curate prompt) serve it.
+"""
+
+from bridge.guide.compose import GuideFacts, NoteFact, VaultExample, compose_guide, outline
+from bridge.guide.models import Guide
+from bridge.guide.render import render_guide
+from bridge.guide.tree import render_tree
+
+__all__ = [
+    "Guide",
+    "GuideFacts",
+    "NoteFact",
+    "VaultExample",
+    "compose_guide",
+    "outline",
+    "render_guide",
+    "render_tree",
+]
