@@ -26,6 +26,9 @@ from bridge.index.schema import (
 _MAX_FIELD_CHARS = 2_000_000  # a pathological note must not blow up one document
 
 
+SUMMARY_HEADING = "summary"  # the heading of the block that holds the frontmatter summary
+
+
 @dataclass(frozen=True)
 class IndexedBlock:
     """A block as indexed and returned: its text and where it is in the note."""
@@ -64,7 +67,7 @@ def note_blocks(note: Note) -> list[IndexedBlock]:
     people = participants_of(note)
     blocks: list[IndexedBlock] = []
     if note.entry.summary:
-        blocks.append(IndexedBlock(0, note.entry.summary, None, None, "summary", None))
+        blocks.append(IndexedBlock(0, note.entry.summary, None, None, SUMMARY_HEADING, None))
     for block in note.blocks:
         blocks.append(
             IndexedBlock(

@@ -14,11 +14,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Protocol, assert_never
 
-from bridge.core.text import normalise_query, word_count
+from bridge.core.text import normalise_query
 from bridge.core.tiers import Evidence, Route, route
 from bridge.index.analysis import QueryTerms, query_terms
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import CacheEntry, QueryCache
+from bridge.query.direct import DirectAnswer, direct_answer
 from bridge.query.lifecycle import LifecycleProvider, StatusOnlyLifecycle
 from bridge.query.models import QueryResult, Source
 from bridge.query.params import EngineParams
@@ -243,10 +244,13 @@ class QueryEngine:
             case Route.OOD:
                 result = skeleton.model_copy(update={"ood": True, "answer": OOD_ANSWER})
             case Route.DIRECT:
-                answer = self._direct_answer(found.sources)
-                used = [found.sources[0].path] if answer is not None else []
+                direct = self._direct_answer(text, terms, found.sources)
                 result = skeleton.model_copy(
-                    update={"answer": answer, "answered_from": used, **with_sources}
+                    update={
+                        "answer": direct.text if direct else None,
+                        "answered_from": direct.cited if direct else [],
+                        **with_sources,
+                    }
                 )
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
@@ -256,19 +260,18 @@ class QueryEngine:
                 assert_never(decision)
         return result, found.evidence
 
-    def _direct_answer(self, sources: Sequence[Source]) -> str | None:
-        """Tier 2: the best blocks of the top note, a short read (`answer_words`), best first."""
-        if not sources or not sources[0].blocks:
-            return None
-        chosen: list[str] = []
-        used = 0
-        for block in sources[0].blocks:
-            words = word_count(block.text)
-            if chosen and used + words > self.params.answer_words:
-                break
-            chosen.append(block.text)
-            used += words
-        return "\n\n".join(chosen)
+    def _direct_answer(
+        self, text: str, terms: QueryTerms, sources: Sequence[Source]
+    ) -> DirectAnswer | None:
+        """Tier 2: the sentences of the best note(s) that answer, in reading order, cited."""
+        return direct_answer(
+            self.index,
+            text,
+            terms,
+            sources,
+            self.params.answer_words,
+            self.params.answer_second_note,
+        )
 
     def _llm_answer(
         self, tier: int, text: str, terms: QueryTerms, limit: int, scope: str | None

@@ -17,7 +17,9 @@ class EngineParams:
     window_limit: int = 400
     default_budget: int = 500
     llm_budget_words: int = 1500
-    answer_words: int = 150
+    answer_words: int = 120
+    # A second note joins the composed answer when its relevance is this close to the top's.
+    answer_second_note: float = 0.9
     cache_size: int = 1024
     fuzzy_threshold: float = 0.6
     ranking: RankingParams = field(default_factory=RankingParams)

@@ -24,6 +24,8 @@ TOOLS = {
     "memory_curate_prompt",
     "memory_reviews",
     "memory_feedback",
+    "memory_guide",
+    "memory_tree",
 }
 
 
@@ -106,9 +108,9 @@ def check(out: dict[str, Any], vault: Path) -> None:
     assert out["query"]["sources"][0]["path"] == "engineering/auth/jwt_expiry.md"
     assert len(out["search"]["sources"]) <= 3
     assert out["read"]["title"] == "JWT expiry" and len(out["read"]["hash"]) == 64
-    assert out["query"]["query_id"] and out["query"]["answered_from"] == [
-        "engineering/auth/jwt_expiry.md"
-    ]
+    answered = out["query"]["answered_from"]
+    assert out["query"]["query_id"] and answered[0] == "engineering/auth/jwt_expiry.md"
+    assert all(f"[[{p.removesuffix('.md')}" in out["query"]["answer"] for p in answered)
     assert out["opened"]["credit"] == "credited"
     assert out["helpful"]["credit"] == "already_credited" and not out["helpful"]["credited"]
     assert "not-an-answer" in out["stranger"]

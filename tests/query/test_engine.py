@@ -78,24 +78,28 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def test_the_answer_note_is_credited_and_the_other_sources_are_not(bridge: Bridge) -> None:
+def test_the_notes_the_answer_cites_are_credited_and_the_other_sources_are_not(
+    bridge: Bridge,
+) -> None:
     result = bridge.engine.query("How long do JWT access tokens live?")
-    path = result.sources[0].path
-    assert result.tier == 2 and result.answered_from == [path]
-    others = [s.path for s in result.sources[1:]]
+    cited = result.answered_from
+    assert result.tier == 2 and cited and cited[0] == result.sources[0].path
+    assert result.answer is not None
+    assert all(f"[[{p.removesuffix('.md')}" in result.answer for p in cited)  # cited = credited
+    others = [s.path for s in result.sources if s.path not in cited]
     assert others, "the test needs sources that merely appear"
     # Accesses are written in batches, a fraction of a second later.
-    wait_for(lambda: accesses(bridge, path) == 1)
+    wait_for(lambda: all(accesses(bridge, p) == 1 for p in cited))
     again = bridge.engine.query("How long do JWT access tokens live?")  # the answer, delivered
     assert again.tier == 0 and again.query_id != result.query_id
-    wait_for(lambda: accesses(bridge, path) == 2)
+    wait_for(lambda: all(accesses(bridge, p) == 2 for p in cited))
     bridge.engine.query("How long do JWT access tokens live?")
     bridge.close()  # closing writes what is still queued
     from bridge.runtime import open_bridge
 
     reopened = open_bridge(bridge.settings)
     try:
-        assert accesses(reopened, path) == 3
+        assert all(accesses(reopened, p) == 3 for p in cited)
         assert all(accesses(reopened, other) == 0 for other in others)  # appearing is no use
     finally:
         reopened.close()

@@ -27,7 +27,16 @@ export async function askAndOpenSources(page, bridge, screenshots) {
   const answerOrExcerpts = await page.$$eval(`${QUERY} .vb-answer, ${QUERY} .vb-excerpt-text`, (nodes) => nodes.length);
   assert.ok(answerOrExcerpts > 0, "neither an answer nor excerpts are shown");
   step(`  ${badge}; sources: ${paths.join(", ")}`);
-  const [helped, read] = paths.filter((path) => path !== JWT);
+  // Tier 2's answer is composed for reading: the sentences that answer, each part citing its note.
+  const answer = (await page.textContent(`${QUERY} .vb-answer`)) ?? "";
+  assert.ok(answer.includes("JWT access tokens expire after 24 h"), `answer: ${answer}`);
+  const links = await page.$$eval(`${QUERY} .vb-answer a.internal-link`, (as) => as.map((a) => a.dataset.href));
+  assert.ok(links.includes("engineering/auth/jwt_expiry"), `the answer cites ${links.join(", ")}`);
+  assert.ok(!/Task:|Author:/.test(answer), `metadata in the answer: ${answer}`);
+  assert.equal(await page.$(`${QUERY} .vb-answer pre`), null, "a code block nobody asked for");
+  // The notes the answer cites count as used; the others merely appear.
+  const cited = (path) => links.some((link) => link.split("#")[0] === path.replace(/\.md$/, ""));
+  const [helped, read] = paths.filter((path) => path !== JWT && !cited(path));
   assert.ok(helped && read, `too few sources to rate and open: ${paths.join(", ")}`);
   for (const path of [helped, read]) {
     assert.equal(await accessCount(bridge, path), 0, `${path}: appearing in the results counted as a use`);

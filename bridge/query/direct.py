@@ -1,0 +1,129 @@
+"""Tier 2's answer: the best note(s) handed to the composer with their blocks and term weights.
+
+The retrieval packs only the blocks that won the word budget; a readable answer needs the whole
+note in reading order, so the note's blocks are fetched from the index (stored text, no file
+read). Terms are weighted by inverse note frequency: "token" in a vault about tokens says less
+than "rotate".
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bridge.core.compose import NoteText, compose_answer, render_answer
+from bridge.core.overview import CLOSE_MARKER, OPEN_MARKER
+from bridge.index.analysis import QueryTerms, analyze
+from bridge.index.documents import SUMMARY_HEADING, IndexedBlock
+from bridge.index.search_index import SearchIndex
+from bridge.query.models import Source
+
+# A transcript can hold thousands of turns; the answer reads the note's first blocks only.
+MAX_BLOCKS = 1000
+
+
+@dataclass(frozen=True)
+class DirectAnswer:
+    """The composed text and the notes it cites (each credited as a use)."""
+
+    text: str
+    cited: list[str]
+
+
+def direct_answer(
+    index: SearchIndex,
+    query: str,
+    terms: QueryTerms,
+    sources: Sequence[Source],
+    max_words: int,
+    second_note: float,
+) -> DirectAnswer | None:
+    """Compose from the top note, and the next one when it is nearly as relevant."""
+    # The most relevant notes, not the first listed: the list puts a note first by its best
+    # block (an overview's one-line summary can lead it), the answer wants the note's relevance.
+    found = sorted((s for s in sources[:3] if s.via == "search"), key=lambda s: -s.score)
+    if not found or found[0].score <= 0:
+        return None
+    top = found[0].score
+    notes = [found[0], *(s for s in found[1:2] if s.score >= second_note * top)]
+    best_block = max((e.score for s in notes for e in s.blocks), default=0.0) or 1.0
+    texts = [t for t in (_note_text(index, s, best_block) for s in notes) if t is not None]
+    if not texts:
+        return None
+    n = max(index.note_count(), 1)
+    words = set(terms.token_set())
+    weights = {t: _idf(n, index.doc_frequency(t)) for t in words}
+    for joined, halves in _joined_words(query, index).items():
+        # "rollback" means what "roll back" means: worth both words, not one rarer word.
+        words.add(joined)
+        weights[joined] = max(
+            _idf(n, index.doc_frequency(joined)),
+            sum(_idf(n, index.doc_frequency(p)) for p in halves),
+        )
+    parts = compose_answer(query, words, weights, texts, analyze, max_words)
+    if not parts:
+        return None
+    cited = list(dict.fromkeys(p.path for p in parts))
+    return DirectAnswer(render_answer(parts), cited)
+
+
+def _joined_words(query: str, index: SearchIndex) -> dict[str, list[str]]:
+    """Two adjacent words written as one in the notes: "roll back" also finds "rollback".
+
+    Only joins the vault actually uses count, so "new api" does not invent "newapi". Each
+    joined term maps to the terms of its two words.
+    """
+    raw = re.findall(r"[A-Za-z]+", query)
+    joined: dict[str, list[str]] = {}
+    for first, second in itertools.pairwise(raw):
+        for term in analyze(first + second):
+            if index.doc_frequency(term) > 0:
+                joined[term] = analyze(f"{first} {second}")
+    return joined
+
+
+def _note_text(index: SearchIndex, source: Source, top: float) -> NoteText | None:
+    stamp = index.stamp(source.path)
+    if stamp is None:
+        return None
+    record = index.records([stamp.nid]).get(stamp.nid)
+    if record is None:
+        return None
+    stored = index.blocks((stamp.nid, o) for o in range(min(record.blocks, MAX_BLOCKS)))
+    # The index lends the frontmatter summary a block of its own (a good excerpt); an answer
+    # never quotes frontmatter, so it starts at the body.
+    kept = _own_blocks(b for _, b in sorted(stored.items()) if not _is_summary(b))
+    at_line = {b.line: i for i, b in enumerate(kept) if b.line is not None}
+    ranked = {at_line[e.line]: e.score / top for e in source.blocks if e.line in at_line}
+    return NoteText(source.path, source.title, [(b.heading, b.text) for b in kept], ranked)
+
+
+def _own_blocks(blocks: Iterable[IndexedBlock]) -> list[IndexedBlock]:
+    """The note's blocks without the bridge's overview region (docs/overviews.md).
+
+    The region repeats other notes' titles and statuses; an answer quotes those notes
+    themselves, never the generated copy.
+    """
+    kept: list[IndexedBlock] = []
+    inside = False
+    for block in blocks:
+        text = block.text.strip()
+        if text == OPEN_MARKER or text.startswith(OPEN_MARKER + "\n"):
+            inside = True
+        if not inside:
+            kept.append(block)
+        if text == CLOSE_MARKER or text.endswith("\n" + CLOSE_MARKER):
+            inside = False
+    return kept
+
+
+def _is_summary(block: IndexedBlock) -> bool:
+    return block.line is None and block.heading == SUMMARY_HEADING
+
+
+def _idf(n: int, df: int) -> float:
+    """BM25's IDF: rare terms weigh more; a term in every note still weighs a little."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
