@@ -110,6 +110,7 @@ class Bridge:
             status_mapping=s.status_mapping,
             git_commit=s.git_commit,
             lock_path=s.state_path / "curate.lock",
+            overviews_on_curate=s.overviews_on_curate,
         )
 
     @cached_property
@@ -163,6 +164,7 @@ def engine_params(settings: Settings) -> EngineParams:
         default_budget=settings.query_budget_words,
         llm_budget_words=settings.query_llm_budget_words,
         answer_words=settings.query_answer_words,
+        answer_second_note=settings.query_answer_second_note,
         ranking=RankingParams(**values),
         tiers=tiers,
         cache_size=settings.cache_size,

@@ -213,7 +213,8 @@ class Settings(BaseSettings):
     query_window_limit: int = Field(default=400, ge=1, le=100_000)
     query_budget_words: int = Field(default=500, ge=10, le=100_000)
     query_llm_budget_words: int = Field(default=1500, ge=10, le=100_000)
-    query_answer_words: int = Field(default=150, ge=10, le=100_000)
+    query_answer_words: int = Field(default=120, ge=10, le=100_000)
+    query_answer_second_note: float = Field(default=0.9, ge=0, le=1)
     cache_size: int = Field(default=1024, ge=0)
     cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
 
@@ -239,6 +240,13 @@ class Settings(BaseSettings):
     review_high_impact: bool = Field(
         default=True,
         description="List applied high-impact operations as reviews that can still be rejected.",
+    )
+    # On by default: only `_index.md` notes that already hold the overview markers are ever
+    # written, and only between them, so a vault without markers sees no change at all.
+    overviews_on_curate: bool = Field(
+        default=True,
+        description="After each curation batch, refresh the overview region of the touched "
+        "folders' `_index.md` (docs/overviews.md).",
     )
     llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     llm_budget_seconds: float = Field(default=300.0, gt=0, le=36_000)

@@ -6,7 +6,14 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from bridge import __version__
-from bridge.api import errors, routes_curate, routes_events, routes_read
+from bridge.api import (
+    errors,
+    routes_curate,
+    routes_events,
+    routes_guide,
+    routes_overviews,
+    routes_read,
+)
 from bridge.api.context import ApiContext
 from bridge.api.graph import GraphCache
 from bridge.api.security import ALLOWED_ORIGINS, GuardMiddleware
@@ -45,6 +52,8 @@ def create_app(
     app.include_router(routes_read.router)
     app.include_router(routes_curate.router)
     app.include_router(routes_events.router)
+    app.include_router(routes_overviews.router)
+    app.include_router(routes_guide.router)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(ALLOWED_ORIGINS),

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from bridge.guide.models import Guide
+
 
 class ErrorBody(BaseModel):
     code: str
@@ -96,6 +98,35 @@ class TreeNode(BaseModel):
     notes: int = Field(0, description="Notes under this folder (all depths)")
 
 
+class OverviewEntryOut(BaseModel):
+    path: str
+    title: str
+    summary: str
+    status: str | None
+
+
+class SubfolderOut(BaseModel):
+    name: str
+    path: str
+    entries: int = Field(description="Notes under it at every depth, `_index.md` aside")
+    index: str | None = Field(description="Its `_index.md`, if it has one")
+
+
+class FolderOverviewOut(BaseModel):
+    """The folder's computed overview, whether or not its `_index.md` holds the markers."""
+
+    folder: str
+    index: str | None = Field(description="The folder's `_index.md`, if it has one")
+    entries: list[OverviewEntryOut] = Field(description="Its notes, by title")
+    subfolders: list[SubfolderOut] = Field(description="Folders directly below, by name")
+
+
+class TreeOut(TreeNode):
+    """`GET /v1/tree`: the tree from the requested folder, and that folder's overview."""
+
+    overview: FolderOverviewOut
+
+
 class GraphNode(BaseModel):
     path: str
     title: str
@@ -111,3 +142,9 @@ class Graph(BaseModel):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
     unresolved: int
+
+
+class GuideOut(Guide):
+    """`GET /v1/guide`: the guide's data, and the same guide as Markdown for a model."""
+
+    markdown: str = Field(description="The whole guide as Markdown (what MCP memory_guide returns)")

@@ -23,10 +23,11 @@ from bridge.api.models import (
     QueryRequest,
     RelationOut,
     Status,
-    TreeNode,
+    TreeOut,
 )
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.lifecycle.report import explain
+from bridge.overviews import overview_from_paths
 from bridge.query.models import QueryResult
 from bridge.query.uses import Credit, refusal
 from bridge.vault.store import NoteError
@@ -198,17 +199,22 @@ def feedback(body: FeedbackRequest, ctx: Ctx) -> FeedbackOut:
     )
 
 
-@router.get("/tree", response_model=TreeNode, tags=["entries"])
+@router.get("/tree", response_model=TreeOut, tags=["entries"])
 def tree(
     ctx: Ctx,
     folder: Annotated[str, Query(max_length=1000, description="Start folder")] = "",
     depth: Annotated[int, Query(ge=1, le=10)] = 3,
-) -> TreeNode:
-    """The context tree: folders and notes with titles and statuses."""
+) -> TreeOut:
+    """The context tree: folders and notes with titles and statuses, and the start folder's
+    overview (its notes with summaries and statuses, its subfolders with counts)."""
     root = folder.strip().strip("/")
     if ".." in root.split("/"):
         raise ApiError(400, "bad_path", f"folder `{folder}` leaves the vault")
-    return TreeNode.model_validate(folder_tree(ctx.graph.snapshot().records, root, depth))
+    records = ctx.graph.snapshot().records
+    overview = overview_from_paths(ctx.bridge.store, records, root)
+    return TreeOut.model_validate(
+        {**folder_tree(records, root, depth), "overview": overview.to_json()}
+    )
 
 
 @router.get("/graph", response_model=Graph, tags=["entries"])
