@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { accessCount, BADGE, call, REVIEW, step } from "../lib/page.mjs";
+import { accessCount, BADGE, call, REVIEW, step, waitForCall } from "../lib/page.mjs";
 import { JWT } from "./query.mjs";
 
 const MODAL = ".modal-container:not(:has(.mod-settings)) .modal";
@@ -30,7 +30,7 @@ async function askInAModal(page) {
 
 async function reviewQueueOpens(page) {
   await page.waitForSelector(`${REVIEW} .vb-review-toolbar`, { timeout: 15_000 });
-  assert.ok((await call(page, "leaves")).includes("vault-bridge-review*"), "the review view is not the active leaf");
+  await waitForCall(page, "leaves", (leaves) => leaves.includes("vault-bridge-review*"), "the review view is not the active leaf");
   return `the review view is open: ${await page.textContent(`${REVIEW} .vb-title`)}`;
 }
 

@@ -15,6 +15,18 @@ export function call(page, name, ...args) {
   return page.evaluate(([name, args]) => window.vaultBridgeHarness[name](...args), [name, args]);
 }
 
+/** Polls the harness's `name` until `ok(value)`: views open and become active asynchronously. */
+export async function waitForCall(page, name, ok, message, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  let value = await call(page, name);
+  while (!ok(value)) {
+    if (Date.now() > deadline) throw new Error(`${message}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await call(page, name);
+  }
+  return value;
+}
+
 export function waitForText(page, selector, text, timeout = 15_000) {
   return page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text, [selector, text], { timeout });
 }
