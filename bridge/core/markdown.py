@@ -249,6 +249,7 @@ def text_outside_code(markdown: str) -> str:
 
 
 _LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_MARKER_STARTS = frozenset("-*+0123456789")
 
 
 def excerpt_text(block_text: str) -> str:
@@ -256,5 +257,9 @@ def excerpt_text(block_text: str) -> str:
 
     Those are formatting, not words: they would only eat into the caller's word budget.
     """
-    text = _LIST_MARKER.sub("", block_text, count=1)
-    return _BLOCK_ID.sub("", text).rstrip()
+    text = block_text
+    if text.lstrip(" \t")[:1] in _MARKER_STARTS:
+        text = _LIST_MARKER.sub("", text, count=1)
+    if "^" in text:  # the id regex scans the whole text: only when there can be one
+        text = _BLOCK_ID.sub("", text)
+    return text.rstrip()

@@ -264,6 +264,8 @@ def word_count(text: str) -> int:
     A run of a no-space script counts one word per character pair, so a Chinese excerpt
     cannot slip a whole page past the budget as "one word".
     """
+    if text.isascii() or _NO_SPACE_RUN.search(text) is None:
+        return len(text.split())  # the common case, without a regex per word
     count = 0
     for token in text.split():
         runs = _NO_SPACE_RUN.findall(token)

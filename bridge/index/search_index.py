@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple, cast
 
 import tantivy
 
@@ -52,9 +53,11 @@ class IndexBusyError(RuntimeError):
     """Another process (a running `serve`) holds the index writer."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """A scored document: the note id and the block ordinal (0 for entry documents)."""
+class Hit(NamedTuple):
+    """A scored document: the note id and the block ordinal (0 for entry documents).
+
+    A tuple: a query builds up to 1,200 of these, and a frozen dataclass costs twice as much.
+    """
 
     nid: int
     ord: int
@@ -440,7 +443,14 @@ class SearchIndex:
         addresses = [address for _, address in result.hits]
         nids = searcher.fast_field_values("nid", addresses)
         ords = searcher.fast_field_values("ord", addresses)
-        flags = searcher.fast_field_values("flags", addresses)
+        # Only blocks carry flags (Relations / Raw Concept); one fast-field read fewer else.
+        flags = searcher.fast_field_values("flags", addresses) if kind == "blocks" else None
+        if flags is None:
+            return [
+                Hit(int(n), int(o), float(score), 0)
+                for (score, _), n, o in zip(result.hits, nids, ords, strict=True)
+                if n is not None and o is not None
+            ]
         return [
             Hit(int(n), int(o), float(score), int(f or 0))
             for (score, _), n, o, f in zip(result.hits, nids, ords, flags, strict=True)
@@ -461,6 +471,52 @@ class SearchIndex:
         if not musts:
             return query
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *musts])
+
+    def _scores(
+        self, kind: str, query: tantivy.Query, limit: int, with_flags: bool = False
+    ) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+        """Hits as `{(note id, ordinal): score}` (and the flagged keys), built at C speed.
+
+        The ranking needs only these maps; building up to 1,200 `Hit` tuples a query cost more
+        than tantivy's own search.
+        """
+        searcher = self._searchers[kind]
+        result = searcher.search(query, limit, count=False)
+        if not result.hits:
+            return {}, set()
+        scores, addresses = zip(*result.hits, strict=True)
+        nids = searcher.fast_field_values("nid", list(addresses))
+        ords = searcher.fast_field_values("ord", list(addresses))
+        keys = cast("list[tuple[int, int]]", list(zip(nids, ords, strict=True)))
+        flagged: set[tuple[int, int]] = set()
+        if with_flags:
+            flags = searcher.fast_field_values("flags", list(addresses))
+            flagged = {k for k, f in zip(keys, flags, strict=True) if f}
+        found = dict(zip(keys, cast("tuple[float, ...]", scores), strict=True))
+        if None in nids or None in ords:  # a document without ids (never written so)
+            found = {k: v for k, v in found.items() if None not in k}
+        return found, flagged
+
+    def block_scores(
+        self, terms: QueryTerms, limit: int, speaker: str | None = None, scope: str | None = None
+    ) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+        """`search_blocks` as a score map, and the blocks of Relations / Raw Concept sections."""
+        if terms.empty:
+            return {}, set()
+        query = self._should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
+        filtered = self._filtered(query, folder=scope, speaker=speaker)
+        return self._scores("blocks", filtered, limit, with_flags=speaker is None)
+
+    def window_scores(
+        self, terms: QueryTerms, limit: int, scope: str | None = None
+    ) -> dict[tuple[int, int], float]:
+        """`search_windows` as a score map."""
+        if terms.empty:
+            return {}
+        query = self._should(
+            self._clauses("windows", terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK, scope)
+        )
+        return self._scores("windows", self._filtered(query, folder=scope), limit)[0]
 
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         if terms.empty:

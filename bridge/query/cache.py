@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.core.text import jaccard
 from bridge.core.tiers import Evidence
 from bridge.query.models import QueryResult
 
@@ -32,6 +31,9 @@ class QueryCache:
         self.capacity = capacity
         self.fuzzy_threshold = fuzzy_threshold
         self._entries: OrderedDict[str, CacheEntry] = OrderedDict()
+        # Which cached queries hold each token: tier 1 looks only at queries sharing a word
+        # (Jaccard >= 0.6 needs one), instead of computing Jaccard against all 1,024.
+        self._holding: dict[str, set[str]] = defaultdict(set)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -51,7 +53,7 @@ class QueryCache:
             if entry is None:
                 return None
             if entry.generation != generation:
-                del self._entries[key]
+                self._drop(key)
                 return None
             self._entries.move_to_end(key)
             return entry.result
@@ -72,12 +74,17 @@ class QueryCache:
             return None
         best: tuple[float, str] | None = None
         with self._lock:
-            for key, entry in self._entries.items():
-                if entry.generation != generation or len(entry.tokens) < 2:
+            shared: Counter[str] = Counter()
+            for token in tokens:
+                shared.update(self._holding.get(token, ()))
+            for key, common in shared.most_common():
+                entry = self._entries[key]
+                size = len(entry.tokens)
+                if entry.generation != generation or size < 2:
                     continue
                 if not key.startswith(options_prefix):
                     continue
-                score = jaccard(tokens, entry.tokens)
+                score = common / (len(tokens) + size - common)  # Jaccard
                 if score < self.fuzzy_threshold or (best is not None and score <= best[0]):
                     continue
                 if compatible is None or compatible(entry):
@@ -96,10 +103,23 @@ class QueryCache:
         evidence: Evidence | None = None,
     ) -> None:
         with self._lock:
+            if key in self._entries:
+                self._drop(key)
             self._entries[key] = CacheEntry(generation, tokens, result, evidence)
-            self._entries.move_to_end(key)
+            for token in tokens:
+                self._holding[token].add(key)
             while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
+                self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: str) -> None:
+        """Forget one entry and its tokens (the caller holds the lock)."""
+        entry = self._entries.pop(key)
+        for token in entry.tokens:
+            holders = self._holding.get(token)
+            if holders is not None:
+                holders.discard(key)
+                if not holders:
+                    del self._holding[token]
 
     def __len__(self) -> int:
         return len(self._entries)

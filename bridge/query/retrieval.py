@@ -28,7 +28,6 @@ from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.documents import IndexedBlock
 from bridge.index.manifest import NoteRecord
-from bridge.index.schema import FLAG_METADATA
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
@@ -45,6 +44,11 @@ class Retrieval:
     sources: list[Source]
     evidence: Evidence
     words: int
+
+
+# Blocks fetched first: a 500-word budget is ~20 turns or paragraphs, and each stored text
+# fetched is a document read and a JSON decode.
+_FIRST_CHUNK = 24
 
 
 class Retriever:
@@ -71,19 +75,14 @@ class Retriever:
         if terms.empty:
             return Retrieval([], self._evidence(terms, [], scope), 0)
         entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        block_hits = self.index.search_blocks(terms, p.block_limit, scope=scope)
-        window_hits = self.index.search_windows(terms, p.window_limit, scope)
+        blocks, flagged = self.index.block_scores(terms, p.block_limit, scope=scope)
+        windows = self.index.window_scores(terms, p.window_limit, scope)
         entries = {h.nid: h.score for h in entry_hits}
-        blocks = {(h.nid, h.ord): h.score for h in block_hits}
-        windows = {(h.nid, h.ord): h.score for h in window_hits}
         speaker_blocks: set[BlockKey] = set()
         speaker = self._named_speaker(terms)
         if speaker is not None:
-            speaker_blocks = {
-                (h.nid, h.ord)
-                for h in self.index.search_blocks(terms, p.block_limit, speaker, scope)
-            }
-        relation_blocks = {(h.nid, h.ord) for h in block_hits if h.flags & FLAG_METADATA}
+            speaker_blocks = set(self.index.block_scores(terms, p.block_limit, speaker, scope)[0])
+        relation_blocks = flagged  # FLAG_METADATA is the only flag
         combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
         self._add_lead_blocks(combined, entry_hits, terms)
 
@@ -180,8 +179,10 @@ class Retriever:
         words: dict[BlockKey, int] = {}
         chosen: list[BlockKey] = []
         used = 0
-        for start in range(0, len(order), 64):
-            chunk = order[start : start + 64]
+        start, size = 0, _FIRST_CHUNK // 2 if budget < 300 else _FIRST_CHUNK
+        while start < len(order):
+            chunk = order[start : start + size]
+            start, size = start + size, min(2 * size, 64)
             texts.update(self.index.blocks(chunk))
             for key in chunk:
                 if key in texts:
