@@ -123,11 +123,6 @@ def lifecycle_order(
     return out
 
 
-def _normalised(scores: Mapping[K, float]) -> dict[K, float]:
-    top = max(scores.values(), default=0.0)
-    return {k: v / top for k, v in scores.items()} if top > 0 else {}
-
-
 def block_scores(
     blocks: Mapping[BlockKey, float],
     windows: Mapping[BlockKey, float],
@@ -150,17 +145,22 @@ def block_scores(
     of the speaker's own turns is boosted, as the retrieval study measured it (LoCoMo dev @500:
     +1.2 points).
     """
-    b, w, e = _normalised(blocks), _normalised(windows), _normalised(entries)
-    ww, ew = params.window_weight, params.entry_weight
+    # Each search normalised by its own top score: folded into the weights, not new dicts.
+    top_b, top_w, top_e = (max(m.values(), default=0.0) for m in (blocks, windows, entries))
+    bw = 1.0 / top_b if top_b > 0 else 0.0
+    ww = params.window_weight / top_w if top_w > 0 else 0.0
+    ew = params.entry_weight / top_e if top_e > 0 else 0.0
     nw, boost = params.neighbour_weight, params.speaker_boost
-    candidates = b.keys() | w.keys()
+    candidates = set(blocks) if top_b > 0 else set()
+    if top_w > 0:
+        candidates.update(windows)
     # Each candidate's first stage and its neighbours', computed once, without a function
     # call per key: this loop runs over ~800 candidates and ~1,600 neighbours a query.
     needed = set(candidates)
     needed.update([(n, o - 1) for n, o in candidates if o > 0])
     needed.update([(n, o + 1) for n, o in candidates])
-    bget, wget, eget = b.get, w.get, e.get
-    stage1 = {k: bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in needed}
+    bget, wget, eget = blocks.get, windows.get, entries.get
+    stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in needed}
     for key in needed.intersection(relation_blocks):
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}

@@ -120,6 +120,9 @@ class SearchIndex:
         self._resolver: tuple[int, LinkResolver] | None = None
         # Per generation: a term's scoped IDF boost, and how many documents a folder holds.
         self._scope_weights: dict[tuple[int, str, str, str, str], float] = {}
+        # Stored block texts of this generation: the same turns and paragraphs are packed
+        # into answer after answer, and each read is a document fetch and a JSON decode.
+        self._block_texts: tuple[int, dict[tuple[int, int], IndexedBlock]] = (-1, {})
         self._scope_sizes: dict[tuple[int, str, str], int] = {}
 
     # -- opening ---------------------------------------------------------------------------
@@ -572,22 +575,35 @@ class SearchIndex:
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}
+        cache = self._block_texts
+        if cache[0] != self.generation:
+            cache = self._block_texts = (self.generation, {})
+        known = cache[1]
+        out: dict[tuple[int, int], IndexedBlock] = {k: known[k] for k in wanted if k in known}
+        wanted = [k for k in wanted if k not in out]
+        if not wanted:
+            return out
         searcher = self._searchers["blocks"]
         query = self._should([self._term("key", block_key(n, o)) for n, o in wanted])
         result = searcher.search(query, len(wanted), count=False)
         addresses = [address for _, address in result.hits]
         nids = searcher.fast_field_values("nid", addresses)
         ords = searcher.fast_field_values("ord", addresses)
-        out: dict[tuple[int, int], IndexedBlock] = {}
+        if len(known) > _BLOCK_TEXT_CACHE:
+            known.clear()  # a cache, bounded
         for address, nid, ord_ in zip(addresses, nids, ords, strict=True):
             raw = searcher.doc(address).get_first("meta")
             if raw is None or nid is None or ord_ is None:
                 continue
             meta = json.loads(bytes(raw).decode())
-            out[(int(nid), int(ord_))] = IndexedBlock(
+            key = (int(nid), int(ord_))
+            out[key] = known[key] = IndexedBlock(
                 int(ord_), meta["t"], meta.get("l"), meta.get("id"), meta.get("h", ""), None
             )
         return out
+
+
+_BLOCK_TEXT_CACHE = 20_000  # blocks; a few MB of text at most
 
 
 def _idf(docs: float, doc_freq: float) -> float:

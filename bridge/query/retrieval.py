@@ -66,6 +66,7 @@ class Retriever:
         self.params = params
         self.clock = clock
         self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+        self._word_counts: tuple[int, dict[BlockKey, int]] = (-1, {})
 
     def retrieve(
         self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
@@ -186,13 +187,25 @@ class Retriever:
             texts.update(self.index.blocks(chunk))
             for key in chunk:
                 if key in texts:
-                    words[key] = word_count(excerpt_text(texts[key].text))
+                    words[key] = self._words(key, texts[key].text)
             picked = pack(chunk, words, budget - used)
             chosen += picked
             used += sum(words[k] for k in picked)
             if used >= budget or budget - used < 3:
                 break
         return chosen, texts, words
+
+    def _words(self, key: BlockKey, text: str) -> int:
+        """The block's excerpt words, remembered for this index generation."""
+        generation, known = self._word_counts
+        if generation != self.index.generation:
+            generation, known = self._word_counts = (self.index.generation, {})
+        count = known.get(key)
+        if count is None:
+            if len(known) > 50_000:
+                known.clear()  # a cache, bounded
+            count = known[key] = word_count(excerpt_text(text))
+        return count
 
     def _sources(
         self,
