@@ -49,6 +49,21 @@ class Retrieval:
 # Blocks fetched first: a 500-word budget is ~20 turns or paragraphs, and each stored text
 # fetched is a document read and a JSON decode.
 _FIRST_CHUNK = 24
+_MIN_HEAD = 96  # blocks the lifecycle may reorder, at the least
+
+
+def _head_size(
+    ranked: Sequence[BlockKey], relevance: dict[BlockKey, float], budget: int, tolerance: float
+) -> int:
+    """How many of the best blocks the lifecycle may reorder: enough to fill the budget with
+    blocks of four words, and every block within `tolerance` of the last of those."""
+    head = min(len(ranked), max(_MIN_HEAD, budget // 4))
+    if head == len(ranked):
+        return head
+    floor = relevance[ranked[head - 1]] / (1.0 + tolerance)
+    while head < len(ranked) and relevance[ranked[head]] >= floor:
+        head += 1
+    return head
 
 
 class Retriever:
@@ -120,10 +135,15 @@ class Retriever:
             nid = key[0]
             if nid in kept and nid in records:
                 priority[key] = score * (rp.relation_factor if nid in referrer else 1.0)
-        values = self._lifecycle_values({n: records[n] for n in {k[0] for k in priority}})
         by_relevance = sorted(priority, key=lambda block: -priority[block])
-        block_values = {block: values[block[0]] for block in by_relevance}
-        order = lifecycle_order(by_relevance, priority, block_values, rp)
+        # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
+        # lifecycle reorders the head (and the near-equals just below it); the tail stays in
+        # relevance order, so lifecycle facts are read for the head's notes only.
+        head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
+        head_blocks = by_relevance[:head]
+        values = self._lifecycle_values({n: records[n] for n in {k[0] for k in head_blocks}})
+        block_values = {block: values[block[0]] for block in head_blocks}
+        order = lifecycle_order(head_blocks, priority, block_values, rp) + by_relevance[head:]
         chosen, texts, counts = self._pack(order, budget)
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
