@@ -34,7 +34,7 @@ from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
-_LEAD_BLOCKS = 64  # blocks of such a note looked at for a matching heading
+_LEAD_BLOCKS = 16  # blocks of such a note looked at for a matching heading (each is a fetch)
 
 
 @dataclass(frozen=True)
