@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -173,10 +174,101 @@ def split(text: str) -> Split:
     return Split(False, "", text[start:], 0, 0, start, 0)
 
 
+# The simple frontmatter most notes have: `key: value` lines whose values are plain scalars or
+# one-line lists of them. Read without the YAML parser (see `_load_simple`).
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+_SIMPLE_MAX_CHARS = 8192
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_FLOW_MARKS = frozenset(",[]{}:")
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "null", "bool", "int", "float", "timestamp")
+)
+
+
+@lru_cache(maxsize=1)
+def _scalar_loader() -> tuple[Any, frozenset[str] | None]:
+    """A loader for its resolver and constructors, and the first characters that some
+    implicit type (bool, int, date...) may claim; None when any first character may."""
+    loader = _Loader("")
+    resolvers = loader.yaml_implicit_resolvers
+    wildcard = None in resolvers or bool(loader.yaml_path_resolvers)
+    return loader, None if wildcard else frozenset(resolvers)
+
+
+def _plain(text: str, flow: bool) -> bool:
+    """True when YAML reads `text` (non-empty, stripped) as one plain scalar of exactly these
+    characters: no indicator first, no comment or mapping inside, nothing unprintable."""
+    return (
+        text[0] not in _INDICATORS
+        and text.isprintable()
+        and ": " not in text
+        and " #" not in text
+        and not text.endswith(":")
+        and not (flow and not _FLOW_MARKS.isdisjoint(text))
+    )
+
+
+def _scalar(text: str) -> Any:
+    """The value YAML gives the plain scalar `text`: PyYAML's own resolver (which type) and
+    constructors (the lenient ones of `_Loader`), so the result is the parser's exactly."""
+    loader, typed = _scalar_loader()
+    if typed is not None and text[:1] not in typed:
+        return text  # no implicit type starts so: the resolver would say string
+    tag = loader.resolve(yaml.ScalarNode, text, (True, False))
+    if tag not in _SCALAR_TAGS:
+        raise LookupError(tag)
+    return loader.yaml_constructors[tag](loader, yaml.ScalarNode(tag, text))
+
+
+def _load_simple(yaml_text: str) -> dict[Any, Any] | None:
+    """The mapping of frontmatter made only of simple lines, or None for anything else.
+
+    Trigger: every note read (start-up reads all of them). Why: PyYAML's loader took half of
+    the parsing time of a note, for `title: x` lines. Outcome: lines `key: plain scalar`,
+    `key: [plain, plain]` and `key:` are read here, with YAML's rules for what a plain scalar
+    means; one line of any other shape (quotes, comments, nesting, continuation lines, `\r`)
+    and the whole block goes to the YAML parser, as before.
+    """
+    if len(yaml_text) > _SIMPLE_MAX_CHARS:
+        return None
+    data: dict[Any, Any] = {}
+    try:
+        for line in yaml_text.split("\n"):
+            if not line or line.isspace():
+                continue
+            match = _SIMPLE_LINE.fullmatch(line)
+            if match is None:
+                return None
+            key = match.group(1)
+            text = (match.group(2) or "").rstrip(" ")
+            if not text:
+                value: Any = _scalar("")
+            elif text[0] == "[" and text[-1] == "]":
+                inner = text[1:-1]
+                items = inner.split(",") if inner.strip(" ") else []
+                value = []
+                for item in items:
+                    item = item.strip(" ")
+                    if not item or not _plain(item, flow=True):
+                        return None
+                    value.append(_scalar(item))
+            elif _plain(text, flow=False):
+                value = _scalar(text)
+            else:
+                return None
+            data[_scalar(key)] = value
+    except (LookupError, yaml.YAMLError):
+        return None
+    return data
+
+
 def load(yaml_text: str) -> dict[str, Any]:
     """Parse frontmatter YAML into a mapping, or raise `FrontmatterError` saying why."""
     if not yaml_text.strip():
         return {}
+    simple = _load_simple(yaml_text)
+    if simple is not None:
+        return {str(k): v for k, v in simple.items()}
     try:
         data = _load_yaml(yaml_text)
     except RecursionError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 import tantivy
 
@@ -21,6 +22,7 @@ from bridge.index.schema import (
     WINDOW_CJK,
     WINDOW_FIELD,
     block_key,
+    build_schema,
 )
 
 _MAX_FIELD_CHARS = 2_000_000  # a pathological note must not blow up one document
@@ -42,8 +44,7 @@ class IndexedBlock:
 
     @property
     def flags(self) -> int:
-        section = self.heading.rsplit(" > ", 1)[-1].strip().lower()
-        return FLAG_METADATA if section in METADATA_SECTIONS else 0
+        return _section_flags(self.heading)
 
 
 def speaker_of(text: str, participants: frozenset[str]) -> str | None:
@@ -82,26 +83,25 @@ def note_blocks(note: Note) -> list[IndexedBlock]:
     return blocks
 
 
-def content_key(note: Note, blocks: list[IndexedBlock]) -> str:
+def content_key(note: Note) -> str:
     """A fingerprint of everything a note's documents are built from (not its `status`).
 
-    Two versions of a note with the same key have the same documents, so re-indexing the
-    second can skip tantivy altogether.
+    The documents are a function of the path, title, summary, tags, transcript participants,
+    the line the body starts on and the body's text, so those are hashed; two versions of a
+    note with the same key have the same documents, and re-indexing the second can skip
+    tantivy altogether.
     """
+    entry = note.entry
     parts = [
         note.path,
         note.title,
-        note.entry.summary,
-        " ".join(note.entry.tags),
-        link_display_text(note.body),
-        json.dumps([(b.text, b.line, b.block_id, b.heading, b.speaker) for b in blocks]),
+        entry.summary,
+        " ".join(entry.tags),
+        " ".join(sorted(participants_of(note))),
+        str(note.body_line),
+        note.body,
     ]
     return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
-
-
-def _searchable(block: IndexedBlock) -> str:
-    """The words a block is found by: links as a reader sees them, not their paths."""
-    return link_display_text(block.text)
 
 
 def folders_of(path: str) -> list[str]:
@@ -115,22 +115,21 @@ def _bigrams(text: str) -> list[str]:
     return [] if text.isascii() else cjk_bigrams(text)
 
 
-def _add_text(doc: tantivy.Document, name: str, value: str | None) -> None:
-    if value:
-        doc.add_text(name, value[:_MAX_FIELD_CHARS])
+@lru_cache(maxsize=1)
+def _schema() -> tantivy.Schema:
+    return build_schema()  # documents are made against it (field types)
 
 
-def _new_doc(folders: list[str], path: str) -> tantivy.Document:
-    """A document with the fields every kind starts with: its folders and its path."""
-    doc = tantivy.Document()
-    for folder in folders:
-        doc.add_text("folder", folder)
-    _add_text(doc, "path", path)
-    return doc
+def _clip(value: str) -> str:
+    return value if len(value) <= _MAX_FIELD_CHARS else value[:_MAX_FIELD_CHARS]
 
 
-# Meta is encoded once per block: one encoder, not a new one per `json.dumps` call.
-_encode_meta = json.JSONEncoder(ensure_ascii=False).encode
+_json_string = json.encoder.encode_basestring  # a JSON string literal, non-ASCII kept
+
+
+def _section_flags(heading: str) -> int:
+    section = heading.rsplit(" > ", 1)[-1].strip().lower()
+    return FLAG_METADATA if section in METADATA_SECTIONS else 0
 
 
 @dataclass(frozen=True)
@@ -146,46 +145,69 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     """Entry document, and one block and one window document (a block with its two
     neighbours) per block.
 
-    Field order and values are those of one generic builder (empty and `None` values are left
-    out, `flags` only when set); this is the indexing hot path, so each kind is built directly.
+    Empty and `None` values are left out, `flags` only when set. This is the indexing hot path
+    (a document per block, twice): each document is made in one call from a dict, and a
+    block's stored `meta` (its text and position, JSON) is written without a JSON encoder.
     """
+    schema = _schema()
+    make = tantivy.Document.from_dict
     entry = note.entry
-    body = link_display_text(note.body)
-    folders = folders_of(note.path)
     path = note.path
-    doc = _new_doc(folders, path)
-    doc.add_unsigned("nid", nid)
-    doc.add_unsigned("ord", 0)
-    _add_text(doc, "title", note.title)
-    _add_text(doc, "path_text", link_target(path).replace("/", " ").replace("_", " "))
-    _add_text(doc, "tags", " ".join(entry.tags))
-    _add_text(doc, "summary", entry.summary)
-    _add_text(doc, "body", body)
-    _add_text(doc, ENTRY_CJK, " ".join(_bigrams(f"{note.title} {entry.summary} {body}")))
-    out = NoteDocuments(doc, [], [])
-    texts = [_searchable(b) for b in blocks]
+    folders = folders_of(path)
+    body = link_display_text(note.body)
+    # Notes at the vault's root have no folder: the field is left out, not given as empty.
+    base: dict[str, object] = {"folder": folders, "path": path} if folders else {"path": path}
+    fields = {**base, "nid": nid, "ord": 0}
+    for name, value in (
+        ("title", note.title),
+        ("path_text", link_target(path).replace("/", " ").replace("_", " ")),
+        ("tags", " ".join(entry.tags)),
+        ("summary", entry.summary),
+        ("body", body),
+        (ENTRY_CJK, " ".join(_bigrams(f"{note.title} {entry.summary} {body}"))),
+    ):
+        if value:
+            fields[name] = _clip(value)
+    out = NoteDocuments(make(fields, schema), [], [])
+    # Links as a reader sees them, not their paths, are what a block is found by.
+    texts = [link_display_text(b.text) for b in blocks]
     # A window joins its texts with newlines, which never touch a CJK run or change under
     # NFKC, so its bigrams are its blocks' bigrams in order.
-    grams = [_bigrams(text) for text in texts]
+    grams = [" ".join(_bigrams(text)) for text in texts]
+    headings: dict[str, tuple[str, int]] = {}  # heading -> (as JSON, flags): one per section
     for i, block in enumerate(blocks):
-        meta = {"t": block.text, "l": block.line, "id": block.block_id, "h": block.heading}
-        doc = _new_doc(folders, path)
-        doc.add_text("key", block_key(nid, block.ord))
-        doc.add_unsigned("nid", nid)
-        doc.add_unsigned("ord", block.ord)
-        flags = block.flags
-        if flags:
-            doc.add_unsigned("flags", flags)
-        _add_text(doc, "speaker", block.speaker)
-        doc.add_bytes("meta", _encode_meta(meta).encode())
-        _add_text(doc, BLOCK_FIELD, texts[i])
-        _add_text(doc, BLOCK_CJK, " ".join(grams[i]))
-        out.blocks.append(doc)
+        ord_ = block.ord
+        heading = headings.get(block.heading)
+        if heading is None:
+            heading = (_json_string(block.heading), _section_flags(block.heading))
+            headings[block.heading] = heading
+        line = "null" if block.line is None else str(block.line)
+        block_id = "null" if block.block_id is None else _json_string(block.block_id)
+        text = _json_string(block.text)
+        meta = f'{{"t": {text}, "l": {line}, "id": {block_id}, "h": {heading[0]}}}'
+        fields = {
+            **base,
+            "key": block_key(nid, ord_),
+            "nid": nid,
+            "ord": ord_,
+            "meta": meta.encode(),
+        }
+        if heading[1]:
+            fields["flags"] = heading[1]
+        if block.speaker:
+            fields["speaker"] = block.speaker
+        if texts[i]:
+            fields[BLOCK_FIELD] = _clip(texts[i])
+        if grams[i]:
+            fields[BLOCK_CJK] = grams[i]
+        out.blocks.append(make(fields, schema))
         lo, hi = max(0, i - 1), i + 2
-        doc = _new_doc(folders, path)
-        doc.add_unsigned("nid", nid)
-        doc.add_unsigned("ord", block.ord)
-        _add_text(doc, WINDOW_FIELD, "\n".join(texts[lo:hi]))
-        _add_text(doc, WINDOW_CJK, " ".join(g for part in grams[lo:hi] for g in part))
-        out.windows.append(doc)
+        fields = {**base, "nid": nid, "ord": ord_}
+        window = "\n".join(texts[lo:hi])
+        if window:
+            fields[WINDOW_FIELD] = _clip(window)
+        window_grams = " ".join(g for g in grams[lo:hi] if g)
+        if window_grams:
+            fields[WINDOW_CJK] = window_grams
+        out.windows.append(make(fields, schema))
     return out

@@ -61,12 +61,20 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) else int(str(value))
 
 
-def _strings(text: object) -> tuple[str, ...]:
-    """A JSON list column as a tuple (most notes have no participants: skip the parser)."""
-    return () if text == "[]" else tuple(json.loads(str(text)))
+def _strings(text: object, shared: dict[str, str]) -> tuple[str, ...]:
+    """A JSON list column as a tuple (most notes have no participants: skip the parser).
+
+    Equal strings come out as one object (`shared`): many notes link to the same target.
+    """
+    raw = str(text)
+    if raw == "[]":
+        return ()
+    # `json.dumps` of strings: without an escape, `", "` only ever separates two items.
+    items = json.loads(raw) if "\\" in raw else raw[2:-2].split('", "')
+    return tuple([shared.setdefault(item, item) for item in items])
 
 
-def _record(row: Sequence[object]) -> NoteRecord:
+def _record(row: Sequence[object], shared: dict[str, str]) -> NoteRecord:
     nid, path, size, mtime, hash_, title, status, updated, links, people, blocks, content = row
     return NoteRecord(
         _int(nid),
@@ -77,8 +85,8 @@ def _record(row: Sequence[object]) -> NoteRecord:
         str(title),
         None if status is None else sys.intern(str(status)),
         None if updated is None else str(updated),
-        _strings(links),
-        _strings(people),
+        _strings(links, shared),
+        _strings(people, shared),
         _int(blocks),
         str(content),
     )
@@ -112,9 +120,13 @@ class Manifest:
             )
 
     def all(self) -> Iterator[NoteRecord]:
+        """Every record; the rows are turned into records as they are read, never all held."""
+        shared: dict[str, str] = {}
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM notes").fetchall()
-        return (_record(r) for r in rows)
+            records = [
+                _record(row, shared) for row in self._db.execute(f"SELECT {_COLUMNS} FROM notes")
+            ]
+        return iter(records)
 
     def by_nids(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
         wanted = list(dict.fromkeys(nids))
@@ -125,46 +137,52 @@ class Manifest:
                 marks = ",".join("?" * len(chunk))
                 sql = f"SELECT {_COLUMNS} FROM notes WHERE nid IN ({marks})"
                 for row in self._db.execute(sql, chunk):
-                    rec = _record(row)
+                    rec = _record(row, {})
                     out[rec.nid] = rec
         return out
 
     def apply(
         self, upserts: Iterable[NoteRecord], deletes: Iterable[str], meta: dict[str, str]
     ) -> None:
-        """Write one commit's changes in one transaction."""
+        """Write one commit's changes in one transaction (a statement per kind of change)."""
+        rows = [
+            (
+                r.nid,
+                r.path,
+                r.size,
+                r.mtime_ns,
+                r.hash,
+                r.title,
+                r.status,
+                r.updated,
+                json.dumps(list(r.links), ensure_ascii=False),
+                json.dumps(list(r.participants), ensure_ascii=False),
+                r.blocks,
+                r.content,
+            )
+            for r in upserts
+        ]
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                for path in deletes:
-                    self._db.execute("DELETE FROM notes WHERE path = ?", (path,))
-                for r in upserts:
-                    self._db.execute(
-                        "DELETE FROM notes WHERE path = ? AND nid != ?", (r.path, r.nid)
-                    )
-                    self._db.execute(
-                        f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            r.nid,
-                            r.path,
-                            r.size,
-                            r.mtime_ns,
-                            r.hash,
-                            r.title,
-                            r.status,
-                            r.updated,
-                            json.dumps(list(r.links), ensure_ascii=False),
-                            json.dumps(list(r.participants), ensure_ascii=False),
-                            r.blocks,
-                            r.content,
-                        ),
-                    )
-                for key, value in meta.items():
-                    self._db.execute(
-                        "INSERT INTO meta(key, value) VALUES(?, ?) "
-                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                        (key, value),
-                    )
+                self._db.executemany(
+                    "DELETE FROM notes WHERE path = ?", [(path,) for path in deletes]
+                )
+                # A path indexed anew under another id: the old row goes. A commit holds one
+                # record per path and ids are never shared, so the order within it is free.
+                self._db.executemany(
+                    "DELETE FROM notes WHERE path = ? AND nid != ?",
+                    [(row[1], row[0]) for row in rows],
+                )
+                self._db.executemany(
+                    f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
+                )
+                self._db.executemany(
+                    "INSERT INTO meta(key, value) VALUES(?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    list(meta.items()),
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

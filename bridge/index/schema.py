@@ -12,7 +12,10 @@ import tantivy
 
 from bridge.index.analysis import ANALYZER, SPACE
 
-SCHEMA_VERSION = 5
+# 6: the manifest's content key hashes a note's inputs (`content_key`). No version-5 key matches
+# one, so each note would be re-indexed at its next write, leaving deleted copies in the BM25
+# statistics until a merge: the rebuild does it once, cleanly.
+SCHEMA_VERSION = 6
 # The block is in a Relations or Raw Concept section: it describes another note or where this
 # one came from, not the knowledge itself.
 FLAG_METADATA = 1

@@ -31,6 +31,7 @@ from bridge.index.documents import (
     participants_of,
 )
 from bridge.index.manifest import Manifest, NoteRecord
+from bridge.index.memory import collector_paused, fix_mmap_threshold
 from bridge.index.schema import (
     BLOCK_CJK,
     BLOCK_FIELD,
@@ -79,6 +80,7 @@ class SearchIndex:
     """tantivy index + manifest in `directory` (inside the state dir, never in the vault)."""
 
     def __init__(self, directory: Path, writer_heap_mb: int = 128) -> None:
+        fix_mmap_threshold()  # freed writer buffers go back to the system
         self.directory = directory
         self._lock = threading.RLock()
         # Blocks and windows are ~20x the entries' documents: they get most of the heap
@@ -94,17 +96,23 @@ class SearchIndex:
         self.rebuilt = False
         self.manifest = Manifest(directory / "manifest.sqlite")
         self.indexes = self._open()
+        # Trigger: a cold index. Why: replacing a note's documents starts with a delete term
+        # per kind, which tantivy checks against every segment at commit. Outcome: when the
+        # index held no document at open, a path without a stamp has nothing to delete (a
+        # version added since was deleted by `remove`, the only way a stamp goes).
+        self._empty_at_open = all(i.searcher().num_docs == 0 for i in self.indexes.values())
         self._stamps: dict[str, FileStamp] = {}
         self._paths: dict[int, str] = {}
         # The committed manifest rows, mirrored in memory (nid -> record, path -> nid): a query
         # looks up a few hundred notes, which must not cost a few hundred SQLite rows.
         self._records: dict[int, NoteRecord] = {}
         self._record_nids: dict[str, int] = {}
-        for rec in self.manifest.all():
-            self._stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
-            self._paths[rec.nid] = rec.path
-            self._records[rec.nid] = rec
-            self._record_nids[rec.path] = rec.nid
+        with collector_paused():
+            for rec in self.manifest.all():
+                self._stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
+                self._paths[rec.nid] = rec.path
+                self._records[rec.nid] = rec
+                self._record_nids[rec.path] = rec.nid
         self._next_nid = max(self._paths, default=0) + 1
         self.generation = int(self.manifest.get_meta("generation") or 0)
         self._pending: dict[str, NoteRecord | None] = {}
@@ -251,10 +259,11 @@ class SearchIndex:
             stamp = self._stamps.get(file.path)
             nid = stamp.nid if stamp else self._allocate()
             blocks = note_blocks(note)
-            content = content_key(note, blocks)
+            content = content_key(note)
             known = self._pending.get(file.path) or self._records.get(nid)
             if stamp is None or known is None or known.content != content:
-                self._replace_documents(nid, file.path, note, blocks)
+                fresh = stamp is None and self._empty_at_open
+                self._replace_documents(nid, file.path, note, blocks, delete=not fresh)
             # else: only what is not indexed changed (a `status` the decay job wrote, an
             # `updated` stamp): the manifest record is enough. Replacing the documents would
             # leave deleted copies that tantivy keeps counting in its BM25 statistics until a
@@ -284,11 +293,12 @@ class SearchIndex:
                 self._speakers = self._speakers | frozenset(record.participants)
 
     def _replace_documents(
-        self, nid: int, path: str, note: Note, blocks: list[IndexedBlock]
+        self, nid: int, path: str, note: Note, blocks: list[IndexedBlock], delete: bool
     ) -> None:
         writers = self._get_writers()
-        for writer in writers.values():
-            writer.delete_documents_by_term("path", path)
+        if delete:
+            for writer in writers.values():
+                writer.delete_documents_by_term("path", path)
         docs = build_documents(nid, note, blocks)
         writers["entries"].add_document(docs.entry)
         for doc in docs.blocks:

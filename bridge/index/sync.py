@@ -76,19 +76,23 @@ def reconcile(
     """
     report = SyncReport()
     paths = list(store.iter_paths())
+    # With nothing indexed yet (a cold start) no note can have gone or moved: the sets that
+    # find them (a few MB per 100,000 notes) are not kept.
+    indexed_before = index.note_count() > 0
     seen: set[str] = set()
     new_hashes: dict[str, str] = {}
     for done, path in enumerate(paths, 1):
         if progress:
             progress(done, len(paths))
-        seen.add(path)
+        if indexed_before:
+            seen.add(path)
         stamp = index.stamp(path)
         # A note not in the manifest is read whatever its stat says: no stat call for it.
         if stamp is not None and not force and _stat_matches(store, path, stamp):
             report.unchanged += 1
             continue
         try:
-            file = store.read(path)
+            file = store.read_listed(path)
         except NoteError as exc:
             report.problems.append(exc.problem)
             if stamp is not None:
@@ -101,11 +105,11 @@ def reconcile(
             continue
         index_file(index, file)
         (report.changed if stamp is not None else report.added).append(path)
-        if stamp is None:
+        if stamp is None and indexed_before:
             new_hashes[file.hash] = path
         if index.has_pending and (len(report.added) + len(report.changed)) % commit_every == 0:
             index.commit()
-    gone = [p for p in index.paths() if p not in seen]
+    gone = [p for p in index.paths() if p not in seen] if indexed_before else []
     for path in gone:
         stamp = index.stamp(path)
         index.remove(path)

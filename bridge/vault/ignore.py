@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_EXCLUDE = ("templates/**", "attachments/**")
 TEMP_MARKER = ".vb-tmp-"
@@ -22,27 +23,35 @@ class IgnoreRules:
 
     def ignores_dir(self, rel_dir: str) -> bool:
         """True for folders never descended into: dot folders and excluded trees."""
-        parts = rel_dir.split("/")
-        if any(p.startswith(".") for p in parts if p):
+        if "/." in "/" + rel_dir:  # a segment starting with a dot
             return True
-        return any(self._glob(rel_dir + "/", pattern) for pattern in self.exclude)
+        return any(matches(rel_dir + "/") for matches in _matchers(tuple(self.exclude)))
 
     def ignores(self, rel_path: str) -> bool:
         """True for files that are not notes: non-Markdown, hidden, temp, conflict copies..."""
-        parts = rel_path.split("/")
-        name = parts[-1]
+        name = rel_path.rsplit("/", 1)[-1]
         if not name.lower().endswith(".md") or TEMP_MARKER in name:
             return True
-        if any(p.startswith(".") for p in parts):
+        if "/." in "/" + rel_path:
             return True
         if _SYNC_CONFLICT.search(name):
             return True
-        return any(self._glob(rel_path, pattern) for pattern in self.exclude)
+        return any(matches(rel_path) for matches in _matchers(tuple(self.exclude)))
 
-    @staticmethod
-    def _glob(path: str, pattern: str) -> bool:
-        if pattern.endswith("/**"):
-            prefix = pattern[:-3].rstrip("/") + "/"
-            if fnmatch.fnmatchcase(path[: len(prefix)], prefix) or path.startswith(prefix):
-                return True
-        return fnmatch.fnmatchcase(path, pattern)
+
+@lru_cache(maxsize=64)
+def _matchers(patterns: tuple[str, ...]) -> tuple[Callable[[str], bool], ...]:
+    """One test per exclude pattern, compiled once (a start-up walk asks for every file)."""
+    return tuple(_matcher(pattern) for pattern in patterns)
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """`fnmatch` rules; `dir/**` also matches everything under `dir/`."""
+    whole = re.compile(fnmatch.translate(pattern)).match
+    if not pattern.endswith("/**"):
+        return lambda path: whole(path) is not None
+    prefix = pattern[:-3].rstrip("/") + "/"
+    head = re.compile(fnmatch.translate(prefix)).match
+    return lambda path: (
+        head(path[: len(prefix)]) is not None or path.startswith(prefix) or whole(path) is not None
+    )

@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bridge.core import frontmatter as fm
 from bridge.core.frontmatter import FrontmatterError, format_scalar, load, set_key, split
 
 HAND_WRITTEN = """---
@@ -95,3 +98,97 @@ def test_non_mapping_frontmatter_is_refused() -> None:
 )
 def test_scalars_are_spelled_like_a_person_would(value: object, spelled: str) -> None:
     assert format_scalar(value) == spelled
+
+
+# The simple-frontmatter reader must give what the YAML parser gives, or step aside (None).
+_PIECES = [
+    "title",
+    "tags",
+    "a",
+    "b c",
+    "yes",
+    "No",
+    "null",
+    "~",
+    "true",
+    "on",
+    "12",
+    "-3",
+    "0x1F",
+    "1_000",
+    "1:30",
+    "3.5",
+    ".inf",
+    ".5",
+    "2026-07-16",
+    "2026-02-30",
+    "2026-07-16T22:50:33Z",
+    "2026-07-16 22:50:33.5 +01:00",
+    "'q'",
+    '"q"',
+    "x: y",
+    "x:y",
+    "a #c",
+    "a#c",
+    "#c",
+    ":",
+    "-",
+    "- a",
+    "?",
+    "&a",
+    "*a",
+    "!t",
+    "|",
+    ">",
+    "%",
+    "@",
+    "`",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "[a, b]",
+    "[]",
+    "[ ]",
+    "[a,,b]",
+    "[a, b,]",
+    "[1, yes, x]",
+    "[a, [b]]",
+    "[a:b]",
+    " ",
+    "  ",
+    "\t",
+    "\r",
+    "é",
+    "中文",
+    "\u00a0",
+    "=",
+    "<<",
+    "...",
+    "---",
+    "http://x.y/z",
+    "a  b",
+    "It's",
+]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["title", "tags", "k_1", "yes", "null", "x-y", " k", "k k", "#k"]),
+            st.sampled_from([": ", ":", ":  ", ":\t", " : "]),
+            st.lists(st.sampled_from(_PIECES), max_size=3).map("".join),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+@settings(max_examples=1000, deadline=None)
+def test_simple_frontmatter_reads_as_yaml_does(lines: list[tuple[str, str, str]]) -> None:
+    text = "\n".join(k + sep + v for k, sep, v in lines) + "\n"
+    simple = fm._load_simple(text)
+    if simple is None:
+        return
+    expected = fm._load_yaml(text)  # must not raise: the simple reader took it
+    assert repr(simple) == repr(expected)  # repr tells True from 1 and a date from a string

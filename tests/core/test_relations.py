@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bridge.core.markdown import parse_structure
 from bridge.core.relations import (
@@ -8,6 +12,7 @@ from bridge.core.relations import (
     WikiLink,
     agent_to_wikilink,
     find_wikilinks,
+    link_display_text,
     links_in_blocks,
     links_in_frontmatter,
     parse_wikilink,
@@ -133,3 +138,81 @@ class TestResolver:
         )
         assert [p for _, p in resolved] == ["billing/plans/annual_plan.md"]
         assert [lk.target for lk in unresolved] == ["missing/note", "plans"]
+
+
+# The reading of links, as one regex with an optional `!` gave it: the faster scan must agree.
+_REFERENCE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+
+
+def _reference_display(text: str) -> str:
+    def shown(match: re.Match[str]) -> str:
+        link = parse_wikilink(match.group(2))
+        return link.alias or link.target.rsplit("/", 1)[-1].replace("_", " ")
+
+    return _REFERENCE.sub(shown, text)
+
+
+@given(
+    st.lists(st.sampled_from(["[[", "]]", "!", "[", "]", "a", "b/c_d", "|", "x", "#", "\n", " "]))
+)
+@settings(max_examples=1500, deadline=None)
+def test_links_are_read_as_the_one_regex_read_them(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert link_display_text(text) == _reference_display(text)
+    expected = [
+        parse_wikilink(m.group(2), embed=bool(m.group(1)), origin="body", line=None)
+        for m in _REFERENCE.finditer(text)
+    ]
+    assert find_wikilinks(text) == [link for link in expected if link.target]
+
+
+def _reference_resolve(paths: list[str], target: str, source: str | None) -> str | None:
+    """Obsidian's rule as the resolver first implemented it, with a map of exact paths."""
+    exact: dict[str, str] = {}
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(paths, key=lambda p: (p.count("/"), len(p), p)):
+        lowered = path.removesuffix(".md").lower()
+        exact.setdefault(lowered, path)
+        by_name.setdefault(lowered.rsplit("/", 1)[-1], []).append(path)
+    key = target.strip().replace("\\", "/")
+    key = (key[:-3] if key.lower().endswith(".md") else key).lower().lstrip("/")
+    if not key:
+        return source
+    if key in exact:
+        return exact[key]
+    if source and "/" in source:
+        stack: list[str] = []
+        for part in source.rsplit("/", 1)[0].lower().split("/") + key.split("/"):
+            if part == "..":
+                if stack:
+                    stack.pop()
+            elif part not in {"", "."}:
+                stack.append(part)
+        if "/".join(stack) in exact:
+            return exact["/".join(stack)]
+    for candidate in by_name.get(key.rsplit("/", 1)[-1], []):
+        lowered = candidate.removesuffix(".md").lower()
+        if lowered == key or lowered.endswith("/" + key):
+            return candidate
+    return None
+
+
+_SEGMENTS = ["a", "A", "b", "note", "Note", "x y", "..", "."]
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_SEGMENTS[:6]), min_size=1, max_size=3).map(
+            lambda parts: "/".join(parts) + ".md"
+        ),
+        max_size=8,
+    ),
+    st.lists(st.sampled_from([*_SEGMENTS, "", "note.md", "NOTE.MD"]), max_size=4).map("/".join),
+    st.sampled_from([None, "a/b.md", "a/x y/c.md", "note.md"]),
+)
+@settings(max_examples=1500, deadline=None)
+def test_links_resolve_as_the_first_resolver_did(
+    paths: list[str], target: str, source: str | None
+) -> None:
+    resolver = LinkResolver(paths)
+    assert resolver.resolve(target, source) == _reference_resolve(paths, target, source)

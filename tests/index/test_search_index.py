@@ -8,7 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+import tantivy
 
+from bridge.index.manifest import Manifest
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import reconcile
 from bridge.vault.store import VaultStore
@@ -112,3 +114,44 @@ def test_a_second_writer_is_refused_with_a_clear_message(
     with pytest.raises(IndexBusyError, match="in use by another process"):
         reconcile(store, second)
     first.close()
+
+
+def _documents(index: SearchIndex, kind: str, path: str) -> int:
+    query = tantivy.Query.term_query(index.schema, "path", path)
+    return len(index.indexes[kind].searcher().search(query, 1000).hits)
+
+
+def test_a_new_index_keeps_one_copy_of_each_note(template_vault: Path, tmp_path: Path) -> None:
+    """A cold index adds documents without deleting first; re-adds and removes still count."""
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    path = "billing/plans/team_plan.md"
+    file = store.read(path)
+    index.upsert(file, file.parse())
+    (template_vault / path).write_text(file.text + "\nOne more line.\n")
+    file = store.read(path)
+    index.upsert(file, file.parse())  # a second version before the commit
+    index.commit()
+    blocks = _documents(index, "blocks", path)
+    assert _documents(index, "entries", path) == 1 and blocks > 1
+    assert _documents(index, "windows", path) == blocks
+    index.remove(path)
+    index.upsert(file, file.parse())  # removed, then back, in one commit
+    other = store.read("team/practices/code_review.md")
+    index.upsert(other, other.parse())
+    index.commit()
+    assert _documents(index, "entries", path) == 1
+    assert _documents(index, "blocks", path) == blocks
+    index.close()
+
+    # A crash between the tantivy commit and the manifest's: documents without a record.
+    manifest = Manifest(tmp_path / "index" / "manifest.sqlite")
+    manifest.apply([], [path], {})
+    manifest.close()
+    reopened = SearchIndex(tmp_path / "index")
+    assert reopened.stamp(path) is None
+    reopened.upsert(file, file.parse())  # not an empty index: its old documents go
+    reopened.commit()
+    assert _documents(reopened, "entries", path) == 1
+    assert _documents(reopened, "windows", path) == blocks
+    reopened.close()

@@ -6,7 +6,7 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import pytest
 from bridge.core.paths import UnsafePathError
 from bridge.vault.ignore import IgnoreRules
 from bridge.vault.scan import scan_vault
-from bridge.vault.store import NoteError, VaultError, VaultStore
+from bridge.vault.store import NoteError, NoteFile, VaultError, VaultStore
 from tests.conftest import snapshot
 
 
@@ -268,3 +268,32 @@ def test_a_note_deleted_between_listing_and_reading(tmp_path: Path) -> None:
     paths = list(store.iter_paths())
     (tmp_path / "gone.md").unlink()
     assert problem_of(store, paths[0]).problem.code == "missing"
+
+
+def _outcome(read: Callable[[str], NoteFile], path: str) -> object:
+    try:
+        return read(path)
+    except NoteError as exc:
+        return exc.problem
+
+
+def test_reading_a_listed_path_is_reading_it(tmp_path: Path) -> None:
+    """`read_listed` (start-up's read, without resolving folders) answers exactly as `read`."""
+    vault = tmp_path / "vault"
+    (vault / "a/b").mkdir(parents=True)
+    (vault / "a/b/plain.md").write_text("---\ntitle: x\n---\n# Plain\n")
+    (vault / "root.md").write_text("# Root\n")
+    (vault / "binary.md").write_bytes(b"\x00\x01")
+    (vault / "latin1.md").write_bytes("# caf\xe9\n".encode("latin-1"))
+    (vault / "big.md").write_bytes(b"x" * 2048)
+    (vault / "caf\u0065\u0301.md").write_text("# NFD name\n")
+    secret = tmp_path / "secret.md"
+    secret.write_text("# secret\n")
+    (vault / "leaves.md").symlink_to(secret)
+    (vault / "inside.md").symlink_to(vault / "root.md")
+    os.mkfifo(vault / "pipe.md")
+    store = VaultStore(vault, max_note_bytes=1024)
+    listed = list(store.iter_paths())
+    assert {"a/b/plain.md", "leaves.md", "inside.md", "pipe.md", "big.md"} <= set(listed)
+    for path in [*listed, "missing.md"]:
+        assert _outcome(store.read_listed, path) == _outcome(store.read, path), path
