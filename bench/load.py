@@ -1,19 +1,29 @@
-"""Load: many HTTP clients querying while an agent curates and a human edits, all at once.
+"""HTTP under load: fresh questions on an open-loop schedule while an agent and a human write.
 
-    python bench/load.py [--clients 50] [--seconds 60] [--operations 1000] [--edits 200] [--json]
+    python bench/load.py [--rate 25,50,100,200,300,400] [--duration 30] [--clients 50]
+                         [--entries 10000] [--replay-rate 500] [--profile FILE] [--quick] [--json]
 
-Starts a real `vault-bridge serve` (uvicorn, watcher, writer) on a temp copy of the template
-vault plus generated notes, on a free loopback port. Then, at the same time:
-- `--clients` asyncio clients POST /v1/query for `--seconds`, each `--rate` questions a second on
-  a fixed schedule (open loop; `--rate 0` asks again as soon as an answer arrives), from a
-  rotating set of questions; the index generation keeps changing under them, so the caches are
-  invalidated often;
-- an agent sends `--operations` curation operations in batches of 10 (ADDs, then UPDATEs of
-  its own notes, which apply at once);
-- a "human" appends a unique line to `--edits` notes on disk, spread over the run.
-Afterwards it waits for the watcher to settle and checks that every operation is in the vault,
-every human edit is on disk and searchable, the index holds exactly the vault's notes, and no
-request failed with a 5xx. Loopback only; every loop is bounded in count and time.
+Generates a vault with bench/scale.py's generator (`--entries` notes, seeded), writes an empty
+config file, and starts the real `vault-bridge serve` on it (temp state dir, port 0; the URL
+from `bridge.json`, the token from the state dir). After an unreported warm-up (`--warmup`
+seconds at 20 questions/s), one step per `--rate`, each `--duration` seconds, then a
+cache-replay step:
+- queries: `--clients` keep-alive connections send POST /v1/query on an open-loop schedule
+  (bench/openloop.py: latency from the due time, so queueing counts). Every question is a
+  different one about a note of the vault (bench/questions.py), never asked before in the run,
+  so only the engine (tier 2, or 3-4 without an LLM) can answer it; the tier of every answer is
+  counted from the responses;
+- meanwhile an agent POSTs /v1/curate/operations (`--batch-ops` ADDs and UPDATEs of its own
+  notes, `--batches` batches a second) and a human rewrites a different note on disk every
+  `--edit-every` seconds, so the index generation keeps moving under the queries (0 turns
+  either off);
+- the replay step asks `--replay-questions` questions over and over (the exact cache, tier 0),
+  the figure this benchmark used to report, kept as a second row.
+Afterwards it waits for the watcher to settle and checks that every ADD is on disk, every
+operation applied, every human edit is on disk and found by search, and that the index holds
+exactly the vault's notes. Per step it reports the load average and the cores other processes
+used (bench/load_report.py); `--profile FILE` runs py-spy on the server during the last step
+and says where its API thread spent the time.
 """
 
 from __future__ import annotations
@@ -23,250 +33,254 @@ import asyncio
 import json
 import os
 import random
-import re
-import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-from rich.console import Console
-from rich.table import Table
+from load_report import PROFILE_RATE, machine_load, print_report, profile_summary
+from openloop import encode_post, open_loop, percentiles
+from questions import Question, vault_questions
 
-ROOT = Path(__file__).resolve().parents[1]
+try:  # the generator of bench/scale.py, wherever it lives
+    from scale_vault import SEED, generate
+except ImportError:
+    from scale import SEED, generate
+
 EXE = Path(sys.executable).with_name("vault-bridge")
-QUESTIONS = [
-    "How long do JWT access tokens live?",
-    "refund window for annual plans",
-    "deploy rollback",
-    "who is on call this week",
-    "failed payments retries",
-    "code review approvals needed",
-    "dev setup python version",
-    "database migrations lock timeout",
-    "team plan seat minimum",
-    "google sso domain",
-    "session refresh cookie",
-    "subscription renewal entitlements",
-    "CI pipeline shards",
-    "signing key rotation",
-    "incident severity acknowledgement",
-]
+PY_SPY = Path(sys.executable).with_name("py-spy")
+DEFAULT_RATES = "25,50,100,200,300,400"  # the knee is below 100/s today (docs/benchmarks.md)
+WARMUP_RATE = 20.0  # questions a second during the unreported warm-up
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@dataclass(frozen=True)
+class Server:
+    """A running `vault-bridge serve`: where it listens and how to talk to it."""
+
+    proc: subprocess.Popen[bytes]
+    host: str
+    port: int
+    token: str
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def client(self, timeout: float = 60) -> httpx.Client:
+        """A synchronous client for the writers and checks (not the query load)."""
+        headers = {"Authorization": f"Bearer {self.token}"}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
 
-def build_vault(root: Path, extra: int) -> Path:
-    vault = root / "vault"
-    shutil.copytree(ROOT / "vault-template", vault)
-    rng = random.Random(7)
-    words = [
-        "alpha",
-        "beta",
-        "gamma",
-        "delta",
-        "kappa",
-        "sigma",
-        "omega",
-        "vector",
-        "matrix",
-        "cache",
-        "queue",
-        "shard",
-    ]
-    for i in range(extra):
-        folder = vault / f"generated/topic_{i % 25:02d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        body = " ".join(rng.choice(words) for _ in range(120))
-        (folder / f"note_{i:04d}.md").write_text(
-            f"---\ntitle: Generated {i}\nstatus: stable\nauthor: human\n---\n# Generated {i}\n\n"
-            f"## Narrative\n{body}\n"
-        )
-    return vault
-
-
-def start_server(vault: Path, state: Path, port: int) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen(
-        [str(EXE), "serve", "--vault", str(vault), "--state-dir", str(state), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
+@contextmanager
+def serve(vault: Path, state: Path, config: Path, log: Path) -> Iterator[Server]:
+    """Start `vault-bridge serve`, wait for its `bridge.json`, stop it (SIGINT) on exit."""
+    env = {**os.environ, "VAULT_BRIDGE_CONFIG": str(config)}
+    command = [str(EXE), "serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        discovery = state / "bridge.json"
+        deadline = time.monotonic() + 300  # a cold index of 100,000 notes takes ~2 minutes
+        info: dict[str, Any] = {}
+        while info.get("pid") != proc.pid:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"serve did not start:\n{log.read_text()[-2000:]}")
             time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("serve did not start")
-
-
-class RawConnection:
-    """A minimal HTTP/1.1 keep-alive client for the load loop.
-
-    Why not httpx: its per-request cost in Python took a whole core at 500 requests/s, so the
-    benchmark measured the client, not the server. Requests are pre-encoded bytes; a response is
-    read by its Content-Length. Only for this loopback benchmark.
-    """
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def request(self, raw: bytes) -> tuple[int, bytes]:
-        if self.writer is None or self.reader is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        self.writer.write(raw)
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        length = 0
-        for line in head.split(b"\r\n"):
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":", 1)[1])
-        body = await self.reader.readexactly(length)
-        return status, body
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-
-
-def encode_query(host: str, port: int, token: str, question: str) -> bytes:
-    body = json.dumps({"query": question}).encode()
-    head = (
-        f"POST /v1/query HTTP/1.1\r\nHost: {host}:{port}\r\n"
-        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode() + body
-
-
-_TIER = re.compile(rb'"tier":\s*(\d)')
-
-
-async def query_clients(
-    url: str, token: str, clients: int, seconds: float, rate: float
-) -> dict[str, Any]:
-    latencies: list[float] = []
-    statuses: dict[int, int] = {}
-    tiers: dict[int, int] = {}
-    stop_at = time.monotonic() + seconds
-    parsed = httpx.URL(url)
-    host, port = str(parsed.host), int(parsed.port or 80)
-    requests = [encode_query(host, port, token, q) for q in QUESTIONS]
-
-    async def client(n: int) -> None:
-        connection = RawConnection(host, port)
-        i = n
-        interval = 1.0 / rate if rate > 0 else 0.0
-        next_at = time.monotonic() + random.random() * interval  # spread the clients out
+            try:
+                info = json.loads(discovery.read_text())
+            except (OSError, ValueError):
+                info = {}
+        token = (state / "token").read_text().strip()
+        yield Server(proc, str(info["host"]), int(info["port"]), token)
+    finally:
+        proc.send_signal(signal.SIGINT)
         try:
-            while time.monotonic() < stop_at:
-                if interval:
-                    # Open loop: ask on schedule, whatever the last answer took (a slow server
-                    # is not given a rest by its clients).
-                    delay = next_at - time.monotonic()
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    next_at += interval
-                raw = requests[i % len(requests)]
-                i += 1
-                start = time.perf_counter()
-                status, body = await connection.request(raw)
-                latencies.append((time.perf_counter() - start) * 1000)
-                statuses[status] = statuses.get(status, 0) + 1
-                found = _TIER.search(body)
-                if status == 200 and found:
-                    tier = int(found.group(1))
-                    tiers[tier] = tiers.get(tier, 0) + 1
-        finally:
-            connection.close()
-
-    started = time.monotonic()
-    await asyncio.gather(*(client(n) for n in range(clients)))
-    elapsed = time.monotonic() - started
-    ordered = sorted(latencies)
-    return {
-        "requests": len(latencies),
-        "qps": round(len(latencies) / elapsed, 1),
-        "p50_ms": round(statistics.median(ordered), 2),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2),
-        "statuses": statuses,
-        "tiers": tiers,
-    }
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
-def agent(url: str, token: str, operations: int, out: dict[str, Any]) -> None:
-    headers = {"Authorization": f"Bearer {token}"}
-    results: list[dict[str, Any]] = []
-    server_errors = 0
-    adds = operations // 2
-    ops: list[dict[str, Any]] = []
-    for i in range(adds):
-        ops.append(
-            {
-                "type": "ADD",
-                "path": f"agent/notes/fact_{i:04d}.md",
-                "title": f"Fact {i}",
-                "narrative": f"Agent fact number {i}: token aglo{i:04d}x is recorded.",
-            }
-        )
-    for i in range(operations - adds):
-        ops.append(
-            {
-                "type": "UPDATE",
-                "path": f"agent/notes/fact_{i % adds:04d}.md",
-                "summary": f"Updated summary {i}",
-            }
-        )
-    with httpx.Client(base_url=url, headers=headers, timeout=120) as http:
-        for start in range(0, len(ops), 10):
-            body = {"operations": ops[start : start + 10], "author": "agent:load"}
-            response = http.post("/v1/curate/operations", json=body)
+# -- the writers -------------------------------------------------------------------------------
+
+
+@dataclass
+class Writers:
+    """What the agent and the human did, over all steps (the checks read it at the end)."""
+
+    adds: list[str]
+    updates: list[str]
+    results: list[dict[str, Any]]
+    curate_ms: list[float]
+    curate_5xx: int
+    edits: list[tuple[str, str]]
+    notes_to_edit: list[Path]
+
+    @classmethod
+    def empty(cls, vault: Path, seed: int) -> Writers:
+        notes = sorted(vault.rglob("*.md"))
+        random.Random(seed).shuffle(notes)
+        return cls([], [], [], [], 0, [], notes)
+
+
+def agent(server: Server, w: Writers, per_second: float, ops: int, stop: threading.Event) -> None:
+    """Curation batches on a schedule: half ADDs of new notes, half UPDATEs of its earlier ones."""
+    with server.client() as http:
+        due = time.monotonic()
+        while not stop.is_set():
+            batch: list[dict[str, Any]] = []
+            for _ in range(max(1, ops - ops // 2)):
+                n = len(w.adds)
+                path = f"agent/load/fact_{n:05d}.md"
+                w.adds.append(path)
+                batch.append(
+                    {
+                        "type": "ADD",
+                        "path": path,
+                        "title": f"Load fact {n}",
+                        "narrative": f"Fact {n} from the load agent: marker agentfact{n:05d}q.",
+                    }
+                )
+            for path in w.adds[-2 * len(batch) : -len(batch)][: ops // 2]:
+                w.updates.append(path)
+                batch.append({"type": "UPDATE", "path": path, "summary": f"Revised {time.time()}"})
+            started = time.perf_counter()
+            response = http.post(
+                "/v1/curate/operations", json={"operations": batch, "author": "agent:load"}
+            )
+            w.curate_ms.append((time.perf_counter() - started) * 1000)
             if response.status_code >= 500:
-                server_errors += 1
-                continue
-            results.extend(response.json()["results"])
-    out.update(results=results, server_errors=server_errors, ops=ops)
+                w.curate_5xx += 1
+            else:
+                w.results.extend(response.json().get("results", []))
+            due += 1.0 / per_second
+            stop.wait(max(0.0, due - time.monotonic()))
 
 
-def human(vault: Path, edits: int, seconds: float, out: dict[str, Any]) -> None:
-    notes = sorted(p for p in (vault / "generated").rglob("*.md"))
-    rng = random.Random(11)
-    chosen = rng.sample(notes, min(edits, len(notes)))
-    done: list[tuple[str, str]] = []
-    pause = seconds * 0.8 / max(1, len(chosen))
-    for i, note in enumerate(chosen):
-        word = f"humanedit{i:04d}z"
-        with note.open("a") as handle:  # an editor appending a line
-            handle.write(f"\nA human added {word} here.\n")
-        done.append((note.relative_to(vault).as_posix(), word))
-        time.sleep(pause)
-    out.update(edits=done)
+def human(vault: Path, w: Writers, every: float, stop: threading.Event) -> None:
+    """An editor saving a note every `every` seconds: the whole file rewritten in place."""
+    due = time.monotonic()
+    while not stop.is_set() and w.notes_to_edit:
+        note = w.notes_to_edit.pop()
+        word = f"humanedit{len(w.edits):05d}z"
+        text = note.read_text(encoding="utf-8")
+        note.write_text(text.rstrip("\n") + f"\n\nA human added {word} here.\n", encoding="utf-8")
+        w.edits.append((note.relative_to(vault).as_posix(), word))
+        due += every
+        stop.wait(max(0.0, due - time.monotonic()))
 
 
-def verify(
-    url: str, token: str, vault: Path, agent_out: dict[str, Any], human_out: dict[str, Any]
+# -- steps -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the run: these questions, asked at `rate` a second for `duration` seconds."""
+
+    label: str  # "warm-up", "fresh" or "replay"
+    questions: list[Question]
+    rate: float
+    duration: float
+
+    def expected(self) -> list[str | None]:
+        """The note each fresh question is about (a replay is not checked)."""
+        return [q.path if self.label == "fresh" else None for q in self.questions]
+
+
+def start_profiler(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling the server for `seconds`, raw stacks per thread into `output`."""
+    # --nonblocking: sampling must not pause the server it measures.
+    options = f"--rate {PROFILE_RATE} --format raw --nonblocking --threads --output {output}"
+    command = [str(PY_SPY), "record", "--pid", str(pid), "--duration", str(max(1, round(seconds)))]
+    return subprocess.Popen(
+        [*command, *options.split()], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def run_step(
+    server: Server,
+    vault: Path,
+    writers: Writers,
+    step: Step,
+    args: argparse.Namespace,
+    profile: Path | None = None,
 ) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
-        # Wait until the watcher has settled: the generation stops moving.
+    """One open-loop run of the step's questions, with the agent and the human writing."""
+    raw = [
+        encode_post(server.host, server.port, server.token, "/v1/query", {"query": q.text})
+        for q in step.questions
+    ]
+    stop = threading.Event()
+    threads = []
+    if args.batches > 0:
+        agent_args = (server, writers, args.batches, args.batch_ops, stop)
+        threads.append(threading.Thread(target=agent, args=agent_args))
+    if args.edit_every > 0:
+        threads.append(threading.Thread(target=human, args=(vault, writers, args.edit_every, stop)))
+    spy = start_profiler(server.proc.pid, step.duration, profile) if profile else None
+    out: dict[str, Any] = {"run": step.label}
+    with machine_load(server.proc.pid, out):
+        for thread in threads:
+            thread.start()
+        try:
+            loop = open_loop(
+                server.host,
+                server.port,
+                raw,
+                step.expected(),
+                step.rate,
+                args.clients,
+                args.timeout,
+                args.max_lag,
+            )
+            out.update(asyncio.run(loop).summary())
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(60)
+    if spy is not None:
+        spy.wait(60)
+    out["distinct_questions"] = len({q.text for q in step.questions})
+    out["duration_s"] = step.duration
+    return out
+
+
+def plan_steps(args: argparse.Namespace, rates: list[float], vault: Path) -> list[Step]:
+    """The warm-up, one fresh step per rate and the replay step, with their questions.
+
+    The warm-up and fresh steps take consecutive slices of one pool, so no question is asked
+    twice in the run; the replay step repeats a few questions of its own.
+    """
+    warm = round(WARMUP_RATE * args.warmup)
+    sizes = [warm, *(round(rate * args.duration) for rate in rates)]
+    pool = vault_questions(vault, sum(sizes) + args.replay_questions, seed=args.seed)
+    replay, pool = pool[: args.replay_questions], pool[args.replay_questions :]
+    steps = [Step("warm-up", pool[:warm], WARMUP_RATE, args.warmup)] if warm else []
+    at = warm
+    for rate, size in zip(rates, sizes[1:], strict=True):
+        steps.append(Step("fresh", pool[at : at + size], rate, args.duration))
+        at += size
+    if args.replay_rate > 0:
+        count = round(args.replay_rate * args.replay_duration)
+        repeated = [replay[i % len(replay)] for i in range(count)]
+        steps.append(Step("replay", repeated, args.replay_rate, args.replay_duration))
+    return steps
+
+
+def settle_and_check(server: Server, vault: Path, w: Writers) -> dict[str, Any]:
+    """After the load: wait for the index to stop moving, then check vault, writes and index."""
+    with server.client() as http:
         last, stable_since = -1, time.monotonic()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             generation = http.get("/v1/status").json()["generation"]
             if generation != last:
@@ -274,116 +288,91 @@ def verify(
             elif time.monotonic() - stable_since > 2.0:
                 break
             time.sleep(0.2)
-        statuses = [r["status"] for r in agent_out["results"]]
-        missing_ops = sum(
-            1
-            for op in agent_out["ops"]
-            if op["type"] == "ADD" and not (vault / op["path"]).is_file()
-        )
+        statuses = Counter(r.get("status") for r in w.results)
         unsearchable = 0
-        for path, word in human_out["edits"]:
-            on_disk = word in (vault / path).read_text()
+        for path, word in w.edits:
             found = http.post("/v1/search", json={"query": word, "limit": 3}).json()["sources"]
-            if not on_disk or not found or found[0]["path"] != path:
-                unsearchable += 1
-        files = sum(
-            1
-            for p in vault.rglob("*.md")
-            if ".obsidian" not in p.parts and "templates" not in p.parts and ".trash" not in p.parts
-        )
+            on_disk = word in (vault / path).read_text(encoding="utf-8")
+            unsearchable += not on_disk or not found or found[0]["path"] != path
         indexed = http.get("/v1/status").json()["notes"]
     return {
-        "operations": len(statuses),
-        "applied": statuses.count("applied"),
-        "pending_review": statuses.count("pending_review"),
-        "failed": statuses.count("failed"),
-        "added_notes_missing": missing_ops,
-        "human_edits": len(human_out["edits"]),
+        "curate_batches": len(w.curate_ms),
+        "curate_ms": percentiles(w.curate_ms),
+        "curate_5xx": w.curate_5xx,
+        "operations": len(w.adds) + len(w.updates),
+        "operation_statuses": dict(statuses),
+        "adds_missing": sum(1 for p in w.adds if not (vault / p).is_file()),
+        "human_edits": len(w.edits),
         "human_edits_not_searchable": unsearchable,
-        "vault_notes": files,
+        "vault_notes": sum(1 for p in vault.rglob("*.md") if ".trash" not in p.parts),
         "indexed_notes": indexed,
     }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
+    """Build the vault, start the server, run every step, check; the whole report as data."""
+    rates = [float(r) for r in str(args.rate).split(",") if r.strip() and float(r) > 0]
+    load_at_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="vb-load-") as tmp:
         root = Path(tmp)
-        vault = build_vault(root, args.generated)
-        state = root / "state"
-        proc, url = start_server(vault, state, free_port())
-        token = (state / "token").read_text().strip()
-        try:
-            agent_out: dict[str, Any] = {}
-            human_out: dict[str, Any] = {}
-            threads = [
-                threading.Thread(target=agent, args=(url, token, args.operations, agent_out)),
-                threading.Thread(target=human, args=(vault, args.edits, args.seconds, human_out)),
-            ]
-            for thread in threads:
-                thread.start()
-            load = asyncio.run(query_clients(url, token, args.clients, args.seconds, args.rate))
-            for thread in threads:
-                thread.join(args.seconds * 5)
-            checks = verify(url, token, vault, agent_out, human_out)
-        finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    server_errors = sum(n for code, n in load["statuses"].items() if code >= 500)
-    return {
+        made = generate(root, args.entries, args.seed, 1)
+        vault = root / "vault"
+        plans = plan_steps(args, rates, vault)
+        config = root / "empty-config.toml"
+        config.touch()  # an explicit, empty config: no LLM, defaults everywhere
+        writers = Writers.empty(vault, args.seed)
+        steps: list[dict[str, Any]] = []
+        with serve(vault, root / "state", config, root / "serve.log") as server:
+            for i, plan in enumerate(plans):
+                profile = args.profile if i == len(plans) - 1 else None
+                step = run_step(server, vault, writers, plan, args, profile)
+                if plan.label != "warm-up":  # first-use costs (page cache, merges) stay out
+                    steps.append(step)
+                time.sleep(2)  # the backlog of an overloaded step must not spill into the next
+            checks = settle_and_check(server, vault, writers)
+    result: dict[str, Any] = {
+        "entries": args.entries,
+        "vault_files": made["files"],
         "clients": args.clients,
-        "seconds": args.seconds,
+        "duration_s": args.duration,
         "cpus": os.cpu_count(),
-        "query": load,
-        "curate_5xx": agent_out.get("server_errors", 0),
-        "query_5xx": server_errors,
+        "load_avg_at_start": [round(v, 2) for v in load_at_start],
+        "steps": steps,
         "checks": checks,
     }
+    if args.profile is not None and args.profile.exists():
+        result["profile"] = profile_summary(args.profile, plans[-1].duration)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument(
-        "--rate",
-        type=float,
-        default=10.0,
-        help="questions per second per client (0: as fast as answers come back)",
-    )
-    parser.add_argument("--operations", type=int, default=1000)
-    parser.add_argument("--edits", type=int, default=200)
-    parser.add_argument("--generated", type=int, default=500, help="extra notes in the vault")
+    parser.add_argument("--rate", default=DEFAULT_RATES, help="offered q/s, one step each")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds per step")
+    parser.add_argument("--warmup", type=float, default=10.0, help="unreported seconds first")
+    parser.add_argument("--clients", type=int, default=50, help="keep-alive connections")
+    parser.add_argument("--entries", type=int, default=10_000, help="notes in the vault")
+    parser.add_argument("--replay-rate", type=float, default=500.0, help="0: no replay step")
+    parser.add_argument("--replay-duration", type=float, default=30.0)
+    parser.add_argument("--replay-questions", type=int, default=15)
+    parser.add_argument("--batches", type=float, default=2.0, help="agent batches/s (0: none)")
+    parser.add_argument("--batch-ops", type=int, default=4, help="operations per batch")
+    parser.add_argument("--edit-every", type=float, default=0.5, help="s between edits (0: none)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    parser.add_argument("--max-lag", type=float, default=10.0, help="give up sending after")
+    parser.add_argument("--profile", type=Path, help="py-spy profile of the last step")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--quick", action="store_true", help="1,000 entries, 5 s steps")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.entries, args.rate, args.duration, args.warmup = 1000, "50,100", 5.0, 3.0
+        args.replay_rate, args.replay_duration = 200.0, 5.0
     result = run(args)
     if args.json:
         print(json.dumps(result, indent=2))
-        return 0
-    q, c = result["query"], result["checks"]
-    pace = f"{args.rate:g}/s each" if args.rate else "closed loop"
-    table = Table(title=f"{args.clients} clients ({pace}), {args.seconds:.0f} s, loopback")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for label, value in [
-        ("queries", q["requests"]),
-        ("queries/s", q["qps"]),
-        ("p50 ms", q["p50_ms"]),
-        ("p99 ms", q["p99_ms"]),
-        ("tiers", q["tiers"]),
-        ("query 5xx", result["query_5xx"]),
-        ("curate 5xx", result["curate_5xx"]),
-        ("operations applied", c["applied"]),
-        ("operations failed", c["failed"]),
-        ("added notes missing", c["added_notes_missing"]),
-        ("human edits", c["human_edits"]),
-        ("human edits not searchable", c["human_edits_not_searchable"]),
-        ("notes in vault / indexed", f"{c['vault_notes']} / {c['indexed_notes']}"),
-    ]:
-        table.add_row(label, str(value))
-    Console().print(table)
+    else:
+        print_report(result)
     return 0
 
 

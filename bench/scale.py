@@ -1,608 +1,61 @@
-"""Scale: index time, start-up time, query latency per tier, memory and index size.
+"""Scale: the bridge beside plain tantivy on the same synthetic vault, in the same run.
 
-    python bench/scale.py --entries 1000,10000,100000 [--json] [--queries 300] [--keep DIR]
+    python bench/scale.py --entries 1000,10000,100000 [--keep DIR] [--repeat 3] [--json]
+    python bench/scale.py --entries 100000 --keep DIR --trace warm   # what holds the memory
 
-For each size N a synthetic vault of N entries is generated with a seeded RNG (the same N and
-seed always give the same bytes): folders `domain/topic[/subtopic]/entry.md` (20 domains,
-N/300 topics but at least 6, most with subtopics), each note in the entry format of DESIGN
-section 2 (frontmatter, `# Title`, Relations with 0-5 wikilinks to other generated entries and
-a reason, Raw Concept, a Narrative of 1-8 paragraphs with lists, nested lists and tables,
-sometimes a Snippets code block). Lengths are log-normal: about 270 words at the median, 50 to
-1,600 (whitespace-separated, frontmatter and markup included). Words
-follow a Zipf law over a vocabulary of common English words, a few hundred technical words and
-a few thousand synthetic English-like words; every topic has its own favoured words and every
-entry its own identifiers (`retryBudget`, `BIL-4821`), so BM25 statistics look like a real
-vault's. About 3% of the notes are written in Chinese, Japanese or German.
-
-The measurements run in a fresh child process (this script with `--measure`), so peak RSS is
-the bridge's, not the generator's:
-- cold index: `open_bridge` on an empty state dir + `bridge.sync()` (every note read, parsed,
-  indexed and committed);
-- warm start-up: `close()`, then `open_bridge` + `sync()` again with no file changed;
+For each size N a synthetic vault of N entries is generated (bench/scale_vault.py: seeded, so
+the same N always gives the same bytes; `--keep DIR` writes it to DIR/n<N>/ and reuses it).
+Then each figure is measured in a fresh child process (bench/scale_measure.py), so its peak
+RSS is that operation's own:
+- raw tantivy, the baseline of DESIGN section 9: cold index (read every file, one document per
+  note with title/path/body, commit) and query latency (one `parse_query` + top-10 search over
+  title/path/body) on the tier-2 questions below;
+- the bridge's cold index: `open_bridge` on an empty state dir + `sync()`;
+- warm start-up: `open_bridge` + `sync()` with the index up to date;
 - query latency, in-process, wall clock around `QueryEngine.query` (access recording in the
-  state database included), on the warm bridge:
-  tier 2: Q fresh queries (2-6 distinctive words of a random entry, or a natural question such
-  as "how does X handle Y"), none of them similar enough to an earlier one to hit the fuzzy
-  cache; each must report tier 2, or without an LLM the tier it needed (3-4) with no answer;
-  tier 0: the same Q queries asked again (exact cache);
-  tier 1: each of them reordered with an extra stop word, and for half of those with 4+ terms
-  a word no note holds, so its known terms are the cached one's (Jaccard >= 0.6); must report
-  tier 1;
-- peak RSS: `ru_maxrss` of the measuring child (indexing included);
-- index size: the bytes under the state dir's `index/` after `close()`.
+  state database included), on a warm bridge:
+  tier 2: Q fresh questions (2-6 distinctive words of a random entry, or a natural question
+  such as "how does X handle Y"), none similar enough to an earlier one to hit the fuzzy
+  cache; each must report tier 2, or without an LLM the tier it needed (3-4) with no answer
+  (the tier mix is reported); tier 0: the same Q again (exact cache); tier 1: each reordered
+  with an extra stop word (and for half of those with 4+ terms a word no note holds);
+- peak RSS of each child, split into private memory (anonymous pages: Python objects, the
+  tantivy writer's heap) and file-backed pages, of which the index files' are the mapped
+  index (page cache the kernel can drop); index size on disk.
+Ratios are bridge / raw. `--repeat R` runs every child R times and keeps the median run.
+Every child records the 1-minute load average before and after: on a busy machine, rerun.
 """
 
 from __future__ import annotations
 
 import argparse
-import bisect
-import gc
-import itertools
 import json
-import math
 import os
-import random
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-SEED = 20261129
-GENERATOR_VERSION = "3"
+from scale_vault import GENERATOR_VERSION, SEED, generate
 
-# -- vocabulary --------------------------------------------------------------------------------
+__all__ = ["SEED", "generate", "main"]
 
+STEPS = ("raw", "cold", "warm", "query")
 
-def _words(text: str) -> list[str]:
-    return text.split()
 
+# -- the questions -----------------------------------------------------------------------------
 
-# The most frequent English words, roughly in frequency order (stop words included, as in text).
-COMMON = _words("""the of and to a in is it you that he was for on are with as i his they be at one
-have this from or had by not word but what some we can out other were all there when up use
-your how said an each she which do their time if will way about many then them write would like
-so these her long make thing see him two has look more day could go come did number sound no
-most people my over know water than call first who may down side been now find any new work part
-take get place made live where after back little only round man year came show every good me
-give our under name very through just form sentence great think say help low line differ turn
-cause much mean before move right old too same tell does set three want well also play small end
-put home read hand large add even land here must big high such follow act why ask men change went
-light kind off need house try us again point world near build self head stand own page should
-found answer grow study still learn cover keep never last let thought city cross hard start
-might story far draw left late run don't while press close night real life few open seem
-together next white begin got walk example ease paper group always often those both mark until
-mile carry took second enough feet care usually ready above ever list though feel talk soon
-direct leave wait plan simple several toward against pattern slow center check shape quick""")
 
-TECH = _words("""server client request response cache token session deploy release build pipeline
-queue worker job schedule retry timeout latency throughput database schema migration index query
-table column row transaction lock replica shard cluster node pod container image registry secret
-key certificate auth login password user account billing invoice payment subscription customer
-order cart checkout refund tax report metric log trace alert dashboard incident outage rollback
-canary feature flag config setting environment staging production branch commit merge review
-fixture mock benchmark profile memory cpu disk network packet socket proxy gateway router
-endpoint api version contract payload event stream partition offset consumer producer batch
-aggregate model training dataset label embedding vector ranking score budget quota limit rate
-throttle backoff jitter health probe readiness liveness sidecar mesh policy role permission
-scope tenant workspace project team ticket sprint roadmap milestone estimate design spec proposal
-decision tradeoff constraint risk mitigation dependency upgrade vulnerability audit compliance
-privacy encryption hash signature checksum backup restore snapshot archive retention ttl expiry
-renewal cycle cron trigger webhook callback handler middleware parser serializer encoder decoder
-buffer cursor iterator thread process async future promise lambda closure module package library
-framework plugin extension template renderer layout component widget button modal route
-navigation store reducer selector hook effect provider theme style font icon asset upload
-download file folder url domain host dns tls http grpc json yaml csv parquet bucket blob storage
-volume mount filesystem kernel driver firmware device sensor reading signal threshold anomaly
-forecast trend season shift oncall runbook playbook escalation pager meeting agenda minutes
-deadline feedback survey interview persona journey funnel conversion churn cohort experiment
-variant hypothesis insight latch compaction tombstone segment watermark lease quorum leader
-follower heartbeat gossip vacuum planner optimizer histogram sketch bloom filter trie heap arena
-allocator pointer handle descriptor syscall interrupt scheduler governor""")
-
-DOMAINS = _words("""engineering billing security research product operations data infrastructure
-support marketing sales finance legal design mobile platform analytics hiring people
-partnerships""")
-
-# Languages other than English: short phrases; CJK ones are joined without spaces.
-CHINESE = _words(
-    """数据库 索引 查询 缓存 服务器 用户 账户 订单 支付 发布 部署 配置 日志 监控 告警
-延迟 吞吐量 事务 分片 副本 集群 节点 令牌 会话 认证 权限 我们 需要 这个 问题
-已经 修复 因为 所以 如果 可以 应该 每个 月份 周期 续订 过期 时间 版本 更新
-测试 性能 内存 磁盘 网络 请求 响应 客户 团队 项目 会议 决定 原因 方案 风险
-迁移 备份 恢复 策略"""
-)
-JAPANESE = _words(
-    """データベース インデックス 検索 キャッシュ サーバー ユーザー アカウント 注文 支払い リリース
-デプロイ 設定 ログ 監視 アラート 遅延 トランザクション クラスター ノード トークン
-セッション 認証 権限 私たち 問題 修正 する した ので から
-ため 毎月 更新 期限 時間 バージョン テスト 性能 メモリ ディスク
-ネットワーク リクエスト 顧客 チーム 会議 決定 理由 移行 バックアップ 復元
-の は が を に で と も"""
-)
-GERMAN = _words("""der die das und ist nicht ein eine mit für auf wir sie es im dem den zu von bei
-Datenbank Abfrage Zwischenspeicher Benutzer Konto Bestellung Zahlung Veröffentlichung Bereitstellung
-Konfiguration Protokoll Überwachung Verzögerung Durchsatz Sitzung Berechtigung Abrechnung
-Zeitraum Verlängerung Ablauf Version Aktualisierung Prüfung Leistung Speicher Netzwerk Anfrage
-Kunde Besprechung Entscheidung Grund Migration Sicherung Wiederherstellung Richtlinie müssen
-werden wurde haben hatte weil deshalb jeden Monat läuft schnell langsam größer kleiner""")
-
-_ONSETS = "b c d f g h j k l m n p r s t v w b d l m n r s t br cr dr fr gr pr tr bl cl pl st sh ch"
-_NUCLEI = "a e i o u a e i o a e ea ou"
-_CODAS = "- - - - n r s l t m nd rt st ck ng"
-_SUFFIXES = "- - - - - er ing tion al ly ment ness ic ed s ive able"
-STATUSES = (("stable", 0.55), ("draft", 0.3), ("core", 0.15))
-AUTHORS = ("human", "agent:claude-code", "agent:cursor", "agent:codex")
-CODE_LANGUAGES = ("python", "ts", "bash", "sql", "yaml")
-QUESTION_TEMPLATES = (
-    "how does {a} handle {b}",
-    "what is the {a} for {b}",
-    "why did we change {a} in {b}",
-    "where is {a} configured for {b}",
-    "when does {a} affect {b}",
-    "what happened with {a} and {b}",
-    "how do we {a} the {b} {c}",
-)
-
-
-def _pseudo_words(rng: random.Random, count: int, taken: set[str]) -> list[str]:
-    """English-like invented words (`brantel`, `quorify`), none of them a real word above."""
-    onsets, nuclei = _ONSETS.split(), _NUCLEI.split()
-    codas = [c.strip("-") for c in _CODAS.split()]
-    suffixes = [c.strip("-") for c in _SUFFIXES.split()]
-    out: list[str] = []
-    while len(out) < count:
-        syllables = rng.choice((1, 2, 2, 2, 3))
-        word = "".join(rng.choice(onsets) + rng.choice(nuclei) for _ in range(syllables))
-        word += rng.choice(codas) + rng.choice(suffixes)
-        if word not in taken and len(word) >= 4:
-            taken.add(word)
-            out.append(word)
-    return out
-
-
-@dataclass
-class Vocabulary:
-    """A Zipf-ranked word list and the samplers the generator uses."""
-
-    words: list[str]
-    cum_weights: list[float]
-    content: list[str]  # words that are neither very common nor stop words
-    coined: list[str]
-
-    @classmethod
-    def build(cls, rng: random.Random, pseudo: int = 3600) -> Vocabulary:
-        taken = set(COMMON) | set(TECH)
-        coined = _pseudo_words(rng, pseudo, taken)
-        tail = TECH + coined
-        rng.shuffle(tail)
-        words = COMMON + tail
-        # Zipf-Mandelbrot: weight of rank r is 1 / (r + 2.7) ** 1.07.
-        cum = list(itertools.accumulate(1.0 / (r + 2.7) ** 1.07 for r in range(len(words))))
-        return cls(words, cum, tail, coined)
-
-    def sample(self, rng: random.Random, k: int) -> list[str]:
-        return rng.choices(self.words, cum_weights=self.cum_weights, k=k)
-
-
-# -- the vault ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Topic:
-    folder: str  # domain/topic
-    words: list[str]
-    tags: list[str]
-    subfolders: list[str]
-
-
-@dataclass
-class Plan:
-    """Where every entry goes and what it is about, decided before any text is written."""
-
-    path: str  # domain/topic[/sub]/name.md
-    topic: Topic
-    title: str
-    own: list[str]  # identifiers and coined words of this entry only
-    language: str  # en, zh, ja, de
-    links: list[int] = field(default_factory=list)
-
-
-def _camel(parts: list[str]) -> str:
-    return parts[0] + "".join(p.capitalize() for p in parts[1:])
-
-
-def _identifier(rng: random.Random, vocab: Vocabulary) -> str:
-    kind = rng.random()
-    parts = [rng.choice(vocab.content) for _ in range(rng.choice((2, 2, 3)))]
-    if kind < 0.35:
-        return _camel(parts)
-    if kind < 0.65:
-        return "_".join(parts)
-    if kind < 0.8:
-        return f"{parts[0][:3].upper()}-{rng.randrange(100, 9999)}"
-    if kind < 0.9:
-        return "_".join(parts).upper()
-    return _pseudo_words(rng, 1, set())[0] + rng.choice(("er", "ix", "ly", "on", "ant"))
-
-
-def _slug(words: list[str]) -> str:
-    return "_".join(w.lower() for w in words)
-
-
-def _title_case(words: list[str]) -> str:
-    text = " ".join(words)
-    return text[:1].upper() + text[1:]
-
-
-def plan_vault(n: int, rng: random.Random, vocab: Vocabulary) -> list[Plan]:
-    """Folders, titles, languages, identifiers and links of `n` entries."""
-    topic_count = max(6, min(400, n // 300))
-    topics: list[Topic] = []
-    used_topic_names: set[str] = set()
-    for i in range(topic_count):
-        domain = DOMAINS[i % len(DOMAINS)] if i < len(DOMAINS) else rng.choice(DOMAINS)
-        name = rng.choice(TECH)
-        while f"{domain}/{name}" in used_topic_names:
-            name = f"{rng.choice(TECH)}_{rng.choice(vocab.content)}"
-        used_topic_names.add(f"{domain}/{name}")
-        words = [name.split("_")[0], *rng.sample(vocab.content, 40)]
-        subs = [rng.choice(TECH) for _ in range(rng.choice((0, 0, 1, 2, 3, 4)))]
-        tags = [domain, name.split("_")[0], *rng.sample(words[1:12], 3)]
-        topics.append(Topic(f"{domain}/{name}", words, tags, sorted(set(subs))))
-    # Some topics are much bigger than others.
-    topic_weights = list(itertools.accumulate(1.0 / (r + 1) ** 0.8 for r in range(topic_count)))
-    plans: list[Plan] = []
-    names: set[str] = set()
-    for _ in range(n):
-        topic = topics[bisect.bisect(topic_weights, rng.random() * topic_weights[-1])]
-        folder = topic.folder
-        if topic.subfolders and rng.random() < 0.5:
-            folder += "/" + rng.choice(topic.subfolders)
-        title_words = [rng.choice(topic.words) for _ in range(rng.randint(1, 3))]
-        title_words += [rng.choice(vocab.content) for _ in range(rng.randint(1, 3))]
-        stem = _slug(title_words)
-        path = f"{folder}/{stem}.md"
-        while path in names:
-            stem = f"{stem}_{rng.randrange(2, 99)}"
-            path = f"{folder}/{stem}.md"
-        names.add(path)
-        own = [_identifier(rng, vocab) for _ in range(rng.randint(2, 5))]
-        roll = rng.random()
-        language = "zh" if roll < 0.012 else "ja" if roll < 0.022 else "de" if roll < 0.03 else "en"
-        plans.append(Plan(path, topic, _title_case(title_words), own, language))
-    by_topic: dict[str, list[int]] = {}
-    for i, plan in enumerate(plans):
-        by_topic.setdefault(plan.topic.folder, []).append(i)
-    for i, plan in enumerate(plans):
-        siblings = by_topic[plan.topic.folder]
-        for _ in range(rng.choice((0, 1, 1, 2, 2, 3, 3, 4, 5))):
-            pool = siblings if rng.random() < 0.7 and len(siblings) > 1 else range(n)
-            target = rng.choice(pool)
-            if target != i and target not in plan.links:
-                plan.links.append(target)
-    return plans
-
-
-class Writer:
-    """Renders planned entries as Markdown."""
-
-    def __init__(self, rng: random.Random, vocab: Vocabulary, plans: list[Plan]) -> None:
-        self.rng = rng
-        self.vocab = vocab
-        self.plans = plans
-
-    # -- words ---------------------------------------------------------------------------------
-
-    def words(self, plan: Plan, k: int) -> list[str]:
-        """`k` words: Zipf background, with topic words and the entry's own terms mixed in."""
-        rng = self.rng
-        out = self.vocab.sample(rng, k)
-        for i in rng.sample(range(k), min(k, round(k * 0.14))):
-            out[i] = rng.choice(plan.topic.words)
-        for i in rng.sample(range(k), min(k, round(k * 0.012 + rng.random() * 0.7))):
-            out[i] = rng.choice(plan.own)
-        return out
-
-    def sentence(self, plan: Plan, k: int | None = None) -> str:
-        rng = self.rng
-        if plan.language == "zh" or plan.language == "ja":
-            vocab = CHINESE if plan.language == "zh" else JAPANESE
-            parts = rng.choices(vocab, k=k or rng.randint(5, 14))
-            if rng.random() < 0.3:
-                parts.insert(rng.randrange(len(parts)), f" {rng.choice(plan.own)} ")
-            return "".join(parts) + "。"
-        if plan.language == "de":
-            parts = rng.choices(GERMAN, k=k or rng.randint(6, 18))
-            return _title_case(parts) + "."
-        words = self.words(plan, k or rng.randint(6, 22))
-        if rng.random() < 0.06:
-            words.insert(rng.randrange(len(words)), f"`{rng.choice(plan.own)}`")
-        if rng.random() < 0.04:
-            words.insert(rng.randrange(len(words)), str(rng.randrange(2, 5000)))
-        return _title_case(words) + rng.choice((".", ".", ".", ".", "?", ";", "!"))
-
-    def paragraph(self, plan: Plan, budget: int) -> tuple[str, int]:
-        sentences, used = [], 0
-        while used < budget:
-            sentence = self.sentence(plan)
-            sentences.append(sentence)
-            used += len(sentence.split()) if plan.language not in {"zh", "ja"} else 10
-        text = " ".join(sentences)
-        if plan.links and self.rng.random() < 0.08:
-            target = self.plans[self.rng.choice(plan.links)]
-            text += f" See [[{target.path[:-3]}]]."
-        return text, used
-
-    # -- sections ------------------------------------------------------------------------------
-
-    def narrative(self, plan: Plan, words: int) -> list[str]:
-        rng = self.rng
-        pieces = rng.randint(1, 8)
-        share = max(8, words // pieces)
-        out: list[str] = []
-        used = 0
-        while used < words:
-            roll = rng.random()
-            if roll < 0.18 and plan.language == "en":
-                items = []
-                for _ in range(rng.randint(2, 6)):
-                    items.append(f"- {self.sentence(plan, rng.randint(4, 14))}")
-                    used += 9
-                    if rng.random() < 0.25:  # nested list
-                        for _ in range(rng.randint(1, 3)):
-                            items.append(f"  - {self.sentence(plan, rng.randint(3, 9))}")
-                            used += 6
-                out.append("\n".join(items))
-            elif roll < 0.23 and plan.language == "en":
-                columns = [rng.choice(plan.topic.words).capitalize() for _ in range(3)]
-                rows = ["| " + " | ".join(columns) + " |", "|---|---|---|"]
-                for _ in range(rng.randint(2, 7)):
-                    cells = [" ".join(self.words(plan, rng.randint(1, 4))) for _ in range(3)]
-                    rows.append("| " + " | ".join(cells) + " |")
-                    used += 8
-                out.append("\n".join(rows))
-            elif roll < 0.28 and plan.language == "en":
-                steps = [
-                    f"{i}. {self.sentence(plan, rng.randint(4, 12))}"
-                    for i in range(1, rng.randint(3, 6))
-                ]
-                used += 8 * len(steps)
-                out.append("\n".join(steps))
-            else:
-                text, count = self.paragraph(plan, min(share, words - used + 5))
-                out.append(text)
-                used += count
-        return out
-
-    def snippet(self, plan: Plan) -> str:
-        rng = self.rng
-        language = rng.choice(CODE_LANGUAGES)
-        name, other = rng.choice(plan.own), rng.choice(plan.topic.words)
-        lines = [f"```{language}"]
-        for _ in range(rng.randint(2, 12)):
-            a, b = rng.choice(self.vocab.content), rng.choice(self.vocab.content)
-            lines.append(f"{a}_{b} = {name.lower().replace('-', '_')}({other!r}, {b}={a!r})")
-        lines.append("```")
-        return "\n".join(lines)
-
-    def timestamp(self) -> str:
-        rng = self.rng
-        day = rng.randrange(0, 700)
-        moment = time.gmtime(1_730_000_000 + day * 86_400 + rng.randrange(86_400))
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
-
-    def relation_line(self, target: Plan) -> str:
-        rng = self.rng
-        roll = rng.random()
-        link_path = target.path[:-3]
-        if roll < 0.1:
-            link = f"[[{link_path.rsplit('/', 1)[-1]}]]"
-        elif roll < 0.2:
-            link = f"[[{link_path}|{target.title.lower()}]]"
-        else:
-            link = f"[[{link_path}]]"
-        reason = " ".join(self.words(target, rng.randint(3, 10)))
-        return f"- {link} - {reason}"
-
-    def render(self, plan: Plan) -> str:
-        rng = self.rng
-        # Narrative words; frontmatter, Relations and Raw Concept add about 70 more.
-        body_words = int(min(1400, max(15, rng.lognormvariate(math.log(140), 0.8))))
-        created = self.timestamp()
-        updated = max(created, self.timestamp())
-        status = rng.choices([s for s, _ in STATUSES], weights=[w for _, w in STATUSES])[0]
-        author = rng.choice(AUTHORS)
-        summary = self.sentence(plan, rng.randint(8, 20)).rstrip(".?;!。")
-        summary = summary.replace("`", "").replace(":", "")
-        title = plan.title
-        if plan.language in {"zh", "ja"}:
-            title = self.sentence(plan, rng.randint(2, 4)).rstrip("。")
-        tags = ", ".join(dict.fromkeys(plan.topic.tags[: rng.randint(2, 4)]))
-        lines = [
-            "---",
-            f"title: {title}",
-            f"summary: {summary}",
-            f"tags: [{tags}]",
-            f"status: {status}",
-            f"created: {created}",
-            f"updated: {updated}",
-            f"author: {author}",
-            "---",
-            f"# {title}",
-            "",
-            "## Relations",
-        ]
-        lines += [self.relation_line(self.plans[t]) for t in plan.links]
-        source = plan.topic.folder.replace("/", "_")
-        lines += [
-            "",
-            "## Raw Concept",
-            f"- Task: {self.sentence(plan, rng.randint(4, 10))}",
-            f"- Changes: {self.sentence(plan, rng.randint(4, 10))}",
-            f"- Source: src/{source}/{rng.choice(plan.own).lower()}.py; "
-            f"conversation {updated[:10]}",
-            f"- Author: {author}, {updated}",
-            "",
-            "## Narrative",
-        ]
-        for piece in self.narrative(plan, body_words):
-            lines += [piece, ""]
-        if rng.random() < 0.3:
-            lines += ["## Snippets", self.snippet(plan), ""]
-        return "\n".join(lines)
-
-
-def generate(root: Path, n: int, seed: int, queries: int) -> dict[str, Any]:
-    """Write the vault under `root/vault` and the benchmark queries to `root/queries.json`."""
-    rng = random.Random(seed * 1_000_003 + n)
-    vocab = Vocabulary.build(rng)
-    plans = plan_vault(n, rng, vocab)
-    writer = Writer(rng, vocab, plans)
-    vault = root / "vault"
-    made: set[Path] = set()
-    total_bytes = 0
-    for plan in plans:
-        target = vault / plan.path
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
-        data = writer.render(plan).encode()
-        total_bytes += len(data)
-        with target.open("wb") as handle:
-            handle.write(data)
-    workload = {
-        "tier2": make_queries(rng, vocab, plans, queries * 3),
-        "warmup": make_queries(rng, vocab, plans, 10),
-    }
-    (root / "queries.json").write_text(json.dumps(workload, ensure_ascii=False))
-    return {"files": len(plans), "bytes": total_bytes, "folders": len(made)}
-
-
-def make_queries(
-    rng: random.Random, vocab: Vocabulary, plans: list[Plan], count: int
-) -> list[list[str]]:
-    """[query, path of the entry it was built from] pairs; more than needed, the child filters."""
-    english = [p for p in plans if p.language == "en"]
-    out: list[list[str]] = []
-    for _ in range(count):
-        plan = rng.choice(english)
-        distinctive = [*plan.own, *plan.title.lower().split(), *rng.sample(plan.topic.words, 3)]
-        roll = rng.random()
-        if roll < 0.45:
-            words = rng.sample(distinctive, min(len(distinctive), rng.randint(2, 6)))
-            text = " ".join(words)
-        else:
-            template = rng.choice(QUESTION_TEMPLATES)
-            picks = rng.sample(distinctive, 3)
-            text = template.format(a=picks[0], b=picks[1], c=picks[2])
-        out.append([text, plan.path])
-    return out
-
-
-# -- measuring (child process) -----------------------------------------------------------------
-
-
-def _percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p99 = ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
-    return {"p50": round(statistics.median(ordered), 4), "p99": round(p99, 4)}
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process, all threads (tantivy indexes and merges in its own)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _dir_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
-class MemoryWatch:
-    """Peak resident memory split into private (anonymous) and file-backed pages (Linux only).
-
-    `ru_maxrss` counts both; the file-backed part is the memory-mapped index as far as searches
-    have touched it: page cache the kernel can drop, not memory the process owns. Sampled by a
-    thread while indexing, and explicitly between query runs (no thread while timing them).
-    """
-
-    def __init__(self) -> None:
-        self.peak = {"RssAnon": 0, "RssFile": 0}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def sample(self) -> None:
-        try:
-            with Path("/proc/self/status").open() as status:
-                for line in status:
-                    key, _, value = line.partition(":")
-                    if key in self.peak:
-                        self.peak[key] = max(self.peak[key], int(value.split()[0]) // 1024)
-        except OSError:
-            pass
-
-    def start(self) -> None:
-        def loop() -> None:
-            while not self._stop.wait(0.1):
-                self.sample()
-
-        self._stop.clear()
-        self._thread = threading.Thread(target=loop, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.sample()
-
-
-def measure(vault: Path, state: Path, queries_file: Path, count: int) -> dict[str, Any]:
-    """Everything timed on one vault; runs in its own process."""
+def choose_questions(workload: dict[str, Any], count: int) -> list[list[Any]]:
+    """[text, source path, term count] of `count` tier-2 questions, none of which could hit
+    the fuzzy cache of an earlier one (Jaccard of their terms < 0.5)."""
     from bridge.core.text import jaccard, normalise_query
     from bridge.index.analysis import query_terms
-    from bridge.runtime import open_bridge
-    from bridge.settings import Settings
 
-    shutil.rmtree(state, ignore_errors=True)
-    settings = Settings(vault=vault, state_dir=state)
-    load_before = os.getloadavg()[0]
-    memory = MemoryWatch()
-    memory.start()
-
-    cpu_start = _cpu_seconds()
-    start = time.perf_counter()
-    bridge = open_bridge(settings)
-    report = bridge.sync()
-    cold = time.perf_counter() - start
-    cold_cpu = _cpu_seconds() - cpu_start
-    indexed = len(report.added)
-    close_start = time.perf_counter()
-    bridge.close()
-    close_s = time.perf_counter() - close_start
-    del bridge, report  # a server holds one bridge: the closed one must not count twice
-    gc.collect()
-
-    start = time.perf_counter()
-    bridge = open_bridge(settings)
-    report = bridge.sync()
-    warm = time.perf_counter() - start
-    warm_summary = report.summary()
-    memory.stop()
-
-    workload = json.loads(queries_file.read_text())
-    engine = bridge.engine
-    for text, _ in workload["warmup"]:
-        engine.search(text)  # no cache involved: first-use costs are not tier 2 latency
-
-    # Fresh queries that no earlier one could fuzzy-match.
     chosen: list[tuple[str, str, frozenset[str]]] = []
     for text, path in workload["tier2"]:
         tokens = query_terms(normalise_query(text)).token_set()
@@ -611,206 +64,304 @@ def measure(vault: Path, state: Path, queries_file: Path, count: int) -> dict[st
         chosen.append((text, path, tokens))
         if len(chosen) == count:
             break
-
-    def timed(text: str) -> tuple[float, Any]:
-        t0 = time.perf_counter()
-        result = engine.query(text)
-        return (time.perf_counter() - t0) * 1000, result
-
-    latencies: dict[str, list[float]] = {"tier0": [], "tier1": [], "tier2": []}
-    wrong_tier = {"tier0": 0, "tier1": 0, "tier2": 0}
-    ood = found = 0
-    for text, path, _ in chosen:
-        ms, result = timed(text)
-        latencies["tier2"].append(ms)
-        # Without an LLM a non-cache answer is tier 2, or the tier it needed (3-4) with
-        # `answer: null`; only a cache tier or an OOD verdict would be wrong here.
-        wrong_tier["tier2"] += result.tier not in (2, 3, 4) or (
-            result.tier > 2 and bool(result.answer)
-        )
-        ood += result.ood
-        found += any(s.path == path for s in result.sources)
-    for text, _, _ in chosen:
-        ms, result = timed(text)
-        latencies["tier0"].append(ms)
-        wrong_tier["tier0"] += result.tier != 0
-    memory.sample()
-    rng = random.Random(count)
-    for text, _, tokens in chosen:
-        words = text.split()
-        rng.shuffle(words)
-        extra = rng.choice(("the", "about the", "of", "and"))
-        if len(tokens) >= 4 and rng.random() < 0.5:
-            # A word no note holds (a typo of nothing): the same question for retrieval.
-            # Dropping or changing a word the vault knows makes it another question, which
-            # tier 1 must not answer (docs/query.md, "The fuzzy cache guard").
-            extra += " " + "".join(rng.choice("qxzjvk") for _ in range(9))
-        variant = " ".join([*words, extra])
-        ms, result = timed(variant)
-        latencies["tier1"].append(ms)
-        wrong_tier["tier1"] += result.tier != 1
-
-    memory.sample()
-    bridge.close()
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {
-        "entries": indexed,
-        "cold_index_s": round(cold, 3),
-        "warm_start_s": round(warm, 3),
-        "query_ms": {tier: _percentiles(values) for tier, values in sorted(latencies.items())},
-        "peak_rss_mb": round(peak_kb / 1024, 1),
-        "index_mb": round(_dir_bytes(state / "index") / 1_048_576, 1),
-        "_diagnostics": {
-            "queries": len(chosen),
-            "wrong_tier": wrong_tier,
-            "tier2_ood": ood,
-            "tier2_source_found": found,
-            "close_s": round(close_s, 3),
-            "cold_cpu_s": round(cold_cpu, 1),
-            "warm_sync": warm_summary,
-            "peak_anon_mb": memory.peak["RssAnon"],
-            "peak_file_mb": memory.peak["RssFile"],
-            "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-        },
-    }
+    return [[text, path, len(tokens)] for text, path, tokens in chosen]
 
 
-# -- driver ------------------------------------------------------------------------------------
+# -- children ----------------------------------------------------------------------------------
 
-TARGETS: dict[int, dict[str, float]] = {
-    10_000: {"cold_index_s": 10, "tier2_p50": 5, "tier0_p50": 0.1},
-    100_000: {"cold_index_s": 120, "warm_start_s": 5, "tier2_p50": 25, "peak_rss_mb": 600},
+
+def child_main(args: argparse.Namespace) -> dict[str, Any]:
+    """One measurement, in this (fresh) process."""
+    import scale_measure as m
+
+    root: Path = args.root
+    vault, state = root / "vault", root / "state"
+    questions = json.loads((root / "questions.json").read_text())
+    warmup = [text for text, _ in json.loads((root / "queries.json").read_text())["warmup"]]
+    match args.measure:
+        case "raw":
+            return m.measure_raw(vault, root / "raw-index", [q[0] for q in questions])
+        case "cold":
+            return m.measure_cold(vault, state)
+        case "warm":
+            return m.measure_warm(vault, state)
+        case "query":
+            return m.measure_queries(vault, state, questions, warmup)
+        case "trace-cold" | "trace-warm":
+            return m.trace_memory(vault, state, args.measure == "trace-cold", warmup, 25)
+    raise SystemExit(f"unknown measurement {args.measure}")
+
+
+def run_child(root: Path, step: str, env: dict[str, str]) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure", step, "--root"]
+    done = subprocess.run(
+        [*command, str(root)], capture_output=True, text=True, env=env, check=False
+    )
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"measuring {step} in {root} failed (exit {done.returncode})")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+PRIMARY: dict[str, Callable[[dict[str, Any]], float]] = {
+    "raw": lambda r: r["cold_index_s"],
+    "cold": lambda r: r["cold_index_s"],
+    "warm": lambda r: r["warm_start_s"],
+    "query": lambda r: r["query_ms"]["tier2"]["p50"],
 }
 
 
-def run_size(n: int, args: argparse.Namespace, log: Any) -> dict[str, Any]:
-    """Generate (or reuse, with `--keep`) the vault of size `n`, then measure it in a child."""
+def _median_run(runs: list[dict[str, Any]], key: Callable[[dict[str, Any]], float]) -> Any:
+    ordered = sorted(runs, key=key)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def prepare(n: int, args: argparse.Namespace, root: Path, log: Callable[[str], None]) -> None:
+    """Generate the vault of size `n` in `root` (or reuse the one there) and its questions."""
+    marker = root / "generated.json"
+    wanted = {"entries": n, "seed": args.seed, "queries": args.queries, "v": GENERATOR_VERSION}
+    if marker.exists() and json.loads(marker.read_text()).get("params") == wanted:
+        log(f"[{n:,}] reusing the vault in {root}")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        start = time.perf_counter()
+        stats = generate(root, n, args.seed, args.queries)
+        elapsed = time.perf_counter() - start
+        marker.write_text(json.dumps({"params": wanted, **stats}))
+        log(
+            f"[{n:,}] generated {stats['files']:,} notes, {stats['bytes'] / 1e6:.1f} MB, "
+            f"{stats['folders']:,} folders in {elapsed:.1f} s"
+        )
+    questions = root / "questions.json"
+    if not questions.exists() or questions.stat().st_mtime < marker.stat().st_mtime:
+        workload = json.loads((root / "queries.json").read_text())
+        questions.write_text(json.dumps(choose_questions(workload, args.queries)))
+    (root / "empty-config.toml").touch()  # an explicit config file must exist; it sets nothing
+
+
+def run_size(n: int, args: argparse.Namespace, log: Callable[[str], None]) -> dict[str, Any]:
+    """Every step on the vault of size `n`, each in fresh children; median runs kept."""
+    cleanup = None
     if args.keep is not None:
         root = args.keep / f"n{n}"
-        cleanup = None
     else:
         cleanup = tempfile.TemporaryDirectory(prefix=f"vb-scale-{n}-")
         root = Path(cleanup.name)
     try:
-        marker = root / "generated.json"
-        wanted = {"entries": n, "seed": args.seed, "queries": args.queries, "v": GENERATOR_VERSION}
-        if marker.exists() and json.loads(marker.read_text()).get("params") == wanted:
-            log(f"[{n:,}] reusing the vault in {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-            root.mkdir(parents=True)
-            start = time.perf_counter()
-            stats = generate(root, n, args.seed, args.queries)
-            elapsed = time.perf_counter() - start
-            marker.write_text(json.dumps({"params": wanted, **stats}))
-            log(
-                f"[{n:,}] generated {stats['files']:,} notes, {stats['bytes'] / 1e6:.1f} MB, "
-                f"{stats['folders']:,} folders in {elapsed:.1f} s"
-            )
-        command = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--measure",
-            "--vault",
-            str(root / "vault"),
-            "--state",
-            str(root / "state"),
-            "--queries-file",
-            str(root / "queries.json"),
-            "--queries",
-            str(args.queries),
-        ]
-        empty = root / "empty-config.toml"
-        empty.touch()  # an explicit config file must exist; this one sets nothing
-        env = {**os.environ, "VAULT_BRIDGE_CONFIG": str(empty)}
-        log(f"[{n:,}] measuring in a child process...")
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            sys.stderr.write(done.stderr)
-            raise SystemExit(f"measuring {n} entries failed (exit {done.returncode})")
-        result: dict[str, Any] = json.loads(done.stdout)
+        prepare(n, args, root, log)
+        env = {**os.environ, "VAULT_BRIDGE_CONFIG": str(root / "empty-config.toml")}
+        result: dict[str, Any] = {"entries": n, "runs": {}}
+        for step in args.steps:
+            runs = []
+            for i in range(args.repeat if step != "query" else max(1, args.repeat // 2)):
+                log(f"[{n:,}] {step} ({i + 1})...")
+                runs.append(run_child(root, step, env))
+            result[step] = _median_run(runs, PRIMARY[step])
+            result["runs"][step] = [[PRIMARY[step](r), r.get("load")] for r in runs]
+        if args.trace:
+            log(f"[{n:,}] tracemalloc after a {args.trace} open_bridge + sync...")
+            result["trace"] = run_child(root, f"trace-{args.trace}", env)
         return result
     finally:
         if cleanup is not None:
             cleanup.cleanup()
 
 
-def _verdicts(result: dict[str, Any]) -> list[str]:
-    targets = TARGETS.get(result["entries"], {})
-    values = {
-        "cold_index_s": result["cold_index_s"],
-        "warm_start_s": result["warm_start_s"],
-        "tier2_p50": result["query_ms"]["tier2"]["p50"],
-        "tier0_p50": result["query_ms"]["tier0"]["p50"],
-        "peak_rss_mb": result["peak_rss_mb"],
-    }
+# -- targets (issue 13) ------------------------------------------------------------------------
+
+
+def _get(result: dict[str, Any], *keys: str) -> float | None:
+    value: Any = result
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return float(value)
+
+
+def _ratio(result: dict[str, Any], bridge: tuple[str, ...], raw: tuple[str, ...]) -> float | None:
+    b, r = _get(result, *bridge), _get(result, *raw)
+    return None if b is None or r is None or r == 0 else b / r
+
+
+def peak_rss(result: dict[str, Any]) -> float | None:
+    """The bridge's largest peak RSS over its children (cold index, warm start, queries)."""
+    peaks = [_get(result, step, "peak_rss_mb") for step in ("cold", "warm", "query")]
+    known = [p for p in peaks if p is not None]
+    return max(known) if known else None
+
+
+Getter = Callable[[dict[str, Any]], float | None]
+COLD_RATIO: Getter = lambda r: _ratio(r, ("cold", "cold_index_s"), ("raw", "cold_index_s"))  # noqa: E731
+QUERY_RATIO: Getter = lambda r: _ratio(  # noqa: E731
+    r, ("query", "query_ms", "tier2", "p50"), ("raw", "query_ms", "p50")
+)
+# (entries, what, measured, limit)
+TARGETS: list[tuple[int, str, Getter, float]] = [
+    (10_000, "cold index <= 2.5x raw", COLD_RATIO, 2.5),
+    (10_000, "tier 2 p50 <= 10x raw", QUERY_RATIO, 10),
+    (10_000, "tier 2 p50 <= 5x raw (stretch)", QUERY_RATIO, 5),
+    (10_000, "tier 0 p50 <= 0.1 ms", lambda r: _get(r, "query", "query_ms", "tier0", "p50"), 0.1),
+    (100_000, "cold index <= 2.5x raw", COLD_RATIO, 2.5),
+    (100_000, "cold index <= 60 s", lambda r: _get(r, "cold", "cold_index_s"), 60),
+    (100_000, "tier 2 p50 <= 10x raw", QUERY_RATIO, 10),
+    (100_000, "warm start <= 2 s", lambda r: _get(r, "warm", "warm_start_s"), 2),
+    (100_000, "peak RSS <= 450 MB", peak_rss, 450),
+]
+
+
+def verdicts(result: dict[str, Any]) -> list[str]:
     out = []
-    for key, limit in targets.items():
-        ok = values[key] <= limit
-        out.append(f"{key} {values[key]} <= {limit}: {'met' if ok else 'MISSED'}")
+    for entries, what, measured, limit in TARGETS:
+        if entries != result["entries"]:
+            continue
+        value = measured(result)
+        if value is None:
+            out.append(f"{what}: not measured")
+        else:
+            out.append(f"{what}: {value:.2f} {'met' if value <= limit else 'MISSED'}")
     return out
 
 
-def print_table(results: list[dict[str, Any]]) -> None:
+# -- output ------------------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}x"
+
+
+def _p50_p99(latency: dict[str, float]) -> str:
+    return f"{_fmt(latency.get('p50'), 3)} / {_fmt(latency.get('p99'), 3)}"
+
+
+def _peak(step: dict[str, Any] | None) -> str:
+    """Peak RSS (peak private / peak file-backed): the two peaks need not coincide."""
+    if not step:
+        return "-"
+    return (
+        f"{step['peak_rss_mb']:.0f} ({step.get('peak_private_mb', '-')} / "
+        f"{step.get('peak_file_mb', '-')})"
+    )
+
+
+def _now(step: dict[str, Any] | None) -> str:
+    """Resident at the end: private / index pages / other file pages."""
+    now = (step or {}).get("memory_now")
+    if not now:
+        return "-"
+    return f"{now['private']:.0f} / {now['index']:.0f} / {now['files']:.0f}"
+
+
+def print_tables(results: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="vault-bridge at scale (synthetic vaults, one process, in-process queries)")
-    for name in (
-        "entries",
-        "cold index s",
-        "warm start s",
-        "tier 0 p50/p99 ms",
-        "tier 1 p50/p99 ms",
-        "tier 2 p50/p99 ms",
-        "peak RSS MB",
-        "index MB",
-    ):
-        table.add_column(name, justify="right")
+    console = Console(width=140)
     for r in results:
-        q = r["query_ms"]
+        raw, cold, warm, query = (r.get(s) or {} for s in STEPS)
+        rq, bq = raw.get("query_ms", {}), query.get("query_ms", {})
+        table = Table(title=f"{r['entries']:,} entries: vault-bridge beside raw tantivy")
+        for name in ("figure", "raw tantivy", "bridge", "bridge / raw"):
+            table.add_column(name, justify="left" if name == "figure" else "right")
         table.add_row(
-            f"{r['entries']:,}",
-            f"{r['cold_index_s']:.2f}",
-            f"{r['warm_start_s']:.2f}",
-            *(f"{q[t]['p50']:.3f} / {q[t]['p99']:.3f}" for t in ("tier0", "tier1", "tier2")),
-            f"{r['peak_rss_mb']:.0f}",
-            f"{r['index_mb']:.1f}",
+            "cold index s",
+            _fmt(raw.get("cold_index_s")),
+            _fmt(cold.get("cold_index_s")),
+            _x(COLD_RATIO(r)),
         )
-    console = Console()
-    console.print(table)
-    for r in results:
-        d = r.get("_diagnostics", {})
-        console.print(
-            f"{r['entries']:,} entries: {d.get('queries')} queries per tier, wrong tier "
-            f"{d.get('wrong_tier')}, tier 2 OOD {d.get('tier2_ood')}, tier 2 answers citing the "
-            f"entry the query came from {d.get('tier2_source_found')}; close after the cold "
-            f"index {d.get('close_s')} s; cold index CPU time {d.get('cold_cpu_s')} s (all "
-            f"threads); peak RSS split: {d.get('peak_anon_mb')} MB private, "
-            f"{d.get('peak_file_mb')} MB file-backed (mapped index pages); "
-            f"load average {d.get('load_avg')}"
+        table.add_row(
+            "cold index CPU s (all threads)",
+            _fmt(raw.get("cold_cpu_s")),
+            _fmt(cold.get("cold_cpu_s")),
+            _x(_ratio(r, ("cold", "cold_cpu_s"), ("raw", "cold_cpu_s"))),
         )
-        for line in _verdicts(r):
+        table.add_row("warm start s", "-", _fmt(warm.get("warm_start_s")), "")
+        table.add_row(
+            "tier 2 query p50 / p99 ms",
+            _p50_p99(rq),
+            _p50_p99(bq.get("tier2", {})),
+            _x(QUERY_RATIO(r)),
+        )
+        for tier in ("tier0", "tier1"):
+            t = bq.get(tier, {})
+            table.add_row(
+                f"{tier.replace('tier', 'tier ')} p50 / p99 ms",
+                "",
+                _p50_p99(t),
+                "",
+            )
+        table.add_row(
+            "cold index: peak RSS MB (private / file)",
+            _peak(raw),
+            _peak(cold),
+            _x(_ratio(r, ("cold", "peak_rss_mb"), ("raw", "peak_rss_mb"))),
+        )
+        table.add_row("  at the end: private / index / other files", _now(raw), _now(cold), "")
+        table.add_row("warm start: peak RSS MB (private / file)", "", _peak(warm), "")
+        table.add_row("  at the end: private / index / other files", "", _now(warm), "")
+        table.add_row("queries: peak RSS MB (private / file)", "", _peak(query), "")
+        table.add_row("  at the end: private / index / other files", "", _now(query), "")
+        table.add_row(
+            "index MB",
+            _fmt(raw.get("index_mb"), 1),
+            _fmt(cold.get("index_mb"), 1),
+            _x(_ratio(r, ("cold", "index_mb"), ("raw", "index_mb"))),
+        )
+        console.print(table)
+        loads = {step: runs for step, runs in r["runs"].items()}
+        console.print(f"  runs (figure, load average before/after): {loads}")
+        if query:
+            console.print(
+                f"  {query['queries']} questions per tier; tier mix of the tier-2 pass "
+                f"{query['tier_mix']}; wrong tier {query['wrong_tier']}; OOD "
+                f"{query['tier2_ood']}; answers citing the question's source entry "
+                f"{query['tier2_source_found']}"
+            )
+        if warm:
+            console.print(f"  warm sync: {warm['sync']}")
+        for line in verdicts(r):
             console.print(f"  target {line}")
+        trace = r.get("trace")
+        if trace:
+            console.print(
+                f"  tracemalloc ({trace['phase']}): {trace['traced_after_sync_mb']} MB after "
+                f"sync, peak {trace['traced_peak_mb']} MB, now {trace['traced_now_mb']} MB"
+            )
+            for line in trace["top_lines"]:
+                console.print(f"    {line}", highlight=False)
+            for line in trace["top_files"]:
+                console.print(f"    {line}", highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--entries", default="1000", help="N, or several: 1000,10000,100000")
     parser.add_argument("--json", action="store_true", help="print JSON (a list for several N)")
-    parser.add_argument("--queries", type=int, default=300, help="queries per tier (default 300)")
+    parser.add_argument("--queries", type=int, default=300, help="questions per tier (300)")
     parser.add_argument("--keep", type=Path, help="generate into (and reuse) DIR/n<N>/")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per child; median kept")
+    parser.add_argument(
+        "--steps", default=",".join(STEPS), help="some of raw,cold,warm,query (all by default)"
+    )
+    parser.add_argument(
+        "--trace", choices=("cold", "warm"), help="also list what holds the Python memory"
+    )
     parser.add_argument("--seed", type=int, default=SEED, help=argparse.SUPPRESS)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--vault", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--state", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--queries-file", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.measure:
-        print(json.dumps(measure(args.vault, args.state, args.queries_file, args.queries)))
+        print(json.dumps(child_main(args)))
         return 0
 
+    args.steps = [s for s in STEPS if s in args.steps.split(",")]
     sizes = [int(part.replace("_", "")) for part in args.entries.split(",") if part.strip()]
 
     def log(message: str) -> None:
@@ -818,12 +369,11 @@ def main(argv: list[str] | None = None) -> int:
 
     results = [run_size(n, args, log) for n in sizes]
     if args.json:
-        public = [{k: v for k, v in r.items() if not k.startswith("_")} for r in results]
-        print(json.dumps(public[0] if len(public) == 1 else public, indent=2))
         for r in results:
-            log(f"{r['entries']:,} entries: {r['_diagnostics']}; " + "; ".join(_verdicts(r)))
+            r["targets"] = verdicts(r)
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
         return 0
-    print_table(results)
+    print_tables(results)
     return 0
 
 
