@@ -155,7 +155,7 @@ def run_size(n: int, args: argparse.Namespace, log: Callable[[str], None]) -> di
         result: dict[str, Any] = {"entries": n, "runs": {}}
         for step in args.steps:
             runs = []
-            for i in range(args.repeat if step != "query" else max(1, args.repeat // 2)):
+            for i in range(args.repeat):
                 log(f"[{n:,}] {step} ({i + 1})...")
                 runs.append(run_child(root, step, env))
             result[step] = _median_run(runs, PRIMARY[step])
