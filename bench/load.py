@@ -262,7 +262,10 @@ def plan_steps(args: argparse.Namespace, rates: list[float], vault: Path) -> lis
     """
     warm = round(WARMUP_RATE * args.warmup)
     sizes = [warm, *(round(rate * args.duration) for rate in rates)]
-    pool = vault_questions(vault, sum(sizes) + args.replay_questions, seed=args.seed)
+    try:
+        pool = vault_questions(vault, sum(sizes) + args.replay_questions, seed=args.seed)
+    except ValueError as exc:
+        raise SystemExit(f"{exc}: lower --rate or --duration, or raise --entries") from exc
     replay, pool = pool[: args.replay_questions], pool[args.replay_questions :]
     steps = [Step("warm-up", pool[:warm], WARMUP_RATE, args.warmup)] if warm else []
     at = warm

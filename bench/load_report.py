@@ -210,9 +210,9 @@ def print_report(result: dict[str, Any]) -> None:
             + (f", first source = the note asked about {on_target:.0%}" if fresh else "")
             + f"; send lag p99 {step['send_lag_ms']['p99']:g} ms, send->answer p50/p99 "
             f"{step['service_ms']['p50']:g}/{step['service_ms']['p99']:g} ms, engine p50/p99 "
-            f"{step['server_ms']['p50']:g}/{step['server_ms']['p99']:g} ms; statuses "
-            f"{step['statuses']}, problems {step['problems'] or 'none'}; CPU cores: server "
-            f"{cores['server']}, bench {cores['bench']}, others {cores['others']}",
+            f"{step['server_ms']['p50']:g}/{step['server_ms']['p99']:g} ms; OOD {step['ood']}; "
+            f"statuses {step['statuses']}, problems {step['problems'] or 'none'}; CPU cores: "
+            f"server {cores['server']}, bench {cores['bench']}, others {cores['others']}",
             highlight=False,
         )
     c = result["checks"]

@@ -73,6 +73,7 @@ class Outcome:
     tier: int | None = None
     server_ms: float | None = None  # the answer's own `latency_ms` (engine time)
     on_target: bool | None = None  # the first source is the note the question was about
+    ood: bool = False  # the engine said the memory holds nothing on it
     problem: str = ""  # "timeout", "not_sent", or an exception name
 
 
@@ -105,6 +106,7 @@ class LoadRun:
                 sorted(Counter(o.problem for o in self.outcomes if o.problem).items())
             ),
             "first_source_on_target": sum(1 for o in answered if o.on_target),
+            "ood": sum(1 for o in answered if o.ood),
         }
 
 
@@ -136,6 +138,7 @@ def _read_answer(outcome: Outcome, body: bytes, expected: str | None) -> None:
     tier, server, sources = data.get("tier"), data.get("latency_ms"), data.get("sources")
     outcome.tier = tier if isinstance(tier, int) else None
     outcome.server_ms = float(server) if isinstance(server, int | float) else None
+    outcome.ood = data.get("ood") is True
     if expected is not None and isinstance(sources, list):
         first = sources[0] if sources else {}
         outcome.on_target = isinstance(first, dict) and first.get("path") == expected
