@@ -193,10 +193,12 @@ KIND = {"linux": "systemd user unit", "macos": "launchd agent", "windows": "sche
 
 
 def _spec(
-    settings: Settings, platform: Platform, port: int | None = None
-) -> tuple[svc.ServiceSpec, Path]:
-    spec = svc.service_spec(settings, installed_command(), platform, port)
-    return spec, svc.service_file(spec, platform)
+    settings: Settings, platform: Platform | None, port: int | None = None
+) -> tuple[Platform, svc.ServiceSpec, Path]:
+    """The platform asked for (else this machine's), its service description and file."""
+    plat = platform or current_platform()
+    spec = svc.service_spec(settings, installed_command(), plat, port)
+    return plat, spec, svc.service_file(spec, plat)
 
 
 def _ran_json(done: list[svc.Ran]) -> list[dict[str, Any]]:
@@ -221,8 +223,7 @@ def service_install(
 ) -> None:
     """Write the service file for this vault and load it with the platform's manager."""
     settings = _settings(vault, state_dir)
-    plat = platform or current_platform()
-    spec, path = _spec(settings, plat, port)
+    plat, spec, path = _spec(settings, platform, port)
     data = svc.render(spec, plat)
     if print_only:
         text = svc.as_text(data, plat)
@@ -318,8 +319,7 @@ def service_uninstall(
 ) -> None:
     """Stop the service and remove its file (only a file `install` wrote); safe to repeat."""
     settings = settings_for(vault, state_dir)
-    plat = platform or current_platform()
-    spec, path = _spec(settings, plat)
+    plat, spec, path = _spec(settings, platform)
     done: list[svc.Ran] = []
     removed = stopped = False
     if path.exists():
@@ -363,8 +363,7 @@ def service_status(
 ) -> None:
     """Whether the service file exists, what the manager says, and whether the bridge answers."""
     settings = settings_for(vault, state_dir)
-    plat = platform or current_platform()
-    spec, path = _spec(settings, plat)
+    plat, spec, path = _spec(settings, platform)
     installed = path.exists()
     asked = svc.run(svc.status_step(spec, plat))
     state = svc.manager_state(plat, asked)

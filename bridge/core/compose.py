@@ -21,10 +21,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from bridge.core.entry import METADATA_SECTIONS
+from bridge.core.markdown import excerpt_text
 from bridge.core.text import word_count
 
-# Sections whose blocks describe the note rather than state knowledge (DESIGN's entry format).
-METADATA_SECTIONS = frozenset({"relations", "raw concept"})
 # Entry-format section names say nothing to a reader: a part under them shows no heading.
 PLAIN_SECTIONS = frozenset({"narrative", "snippets", "notes", "raw concept", "relations"})
 CODE_SECTIONS = frozenset({"snippets"})
@@ -45,7 +45,6 @@ _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|approx)
 _LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]+[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
@@ -209,8 +208,7 @@ def _pieces(text: str) -> tuple[str, list[str]]:
     """A block as a reader's units: a list item or table row whole, a paragraph by sentence."""
     first = text.lstrip("\n").split("\n", 1)[0]
     if _LIST_MARKER.match(first):
-        item = _BLOCK_ID.sub("", _LIST_MARKER.sub("", text, count=1)).strip()
-        return "item", [" ".join(item.split())]
+        return "item", [" ".join(excerpt_text(text).split())]
     if first.lstrip().startswith("|"):
         cells = [c.strip() for c in text.strip().strip("|").split("|")]
         if all(set(c) <= set(":- ") for c in cells):
@@ -219,7 +217,7 @@ def _pieces(text: str) -> tuple[str, list[str]]:
     if _QUOTE_MARKER.match(first):
         text = "\n".join(_QUOTE_MARKER.sub("", line) for line in text.split("\n"))
         text = _CALLOUT.sub("", text.lstrip())
-    flat = " ".join(_BLOCK_ID.sub("", text).split())
+    flat = " ".join(excerpt_text(text).split())
     return "sentence", _sentences(flat)
 
 

@@ -37,6 +37,8 @@ ProblemCode = Literal[
 
 KNOWN_KEYS = ("title", "summary", "tags", "status", "created", "updated", "author")
 SECTIONS = ("relations", "raw concept", "narrative", "snippets")
+# Sections that describe the note (what it links to, where it came from), not the knowledge.
+METADATA_SECTIONS = frozenset({"relations", "raw concept"})
 RAW_CONCEPT_KEYS = ("task", "changes", "source", "author")
 
 

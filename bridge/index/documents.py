@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import tantivy
 
-from bridge.core.entry import Note
+from bridge.core.entry import METADATA_SECTIONS, Note
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
 from bridge.core.text import cjk_bigrams
@@ -18,7 +18,6 @@ from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_CJK,
     FLAG_METADATA,
-    METADATA_SECTIONS,
     WINDOW_CJK,
     WINDOW_FIELD,
     block_key,

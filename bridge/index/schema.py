@@ -16,10 +16,9 @@ from bridge.index.analysis import ANALYZER, SPACE
 # one, so each note would be re-indexed at its next write, leaving deleted copies in the BM25
 # statistics until a merge: the rebuild does it once, cleanly.
 SCHEMA_VERSION = 6
-# The block is in a Relations or Raw Concept section: it describes another note or where this
-# one came from, not the knowledge itself.
+# The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
+# another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
-METADATA_SECTIONS = frozenset({"relations", "raw concept"})
 
 # Entry documents: one per note. Boosts follow DESIGN section 3.
 ENTRY_FIELDS: dict[str, float] = {

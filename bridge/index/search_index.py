@@ -63,7 +63,6 @@ class Hit(NamedTuple):
     nid: int
     ord: int
     score: float
-    flags: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +441,7 @@ class SearchIndex:
             local_n = self._scope_size(kind, scope)
             local_df = self._count(kind, (field, term), ("folder", scope))
             if local_df > 0 and local_n > 0:
-                weight = _idf(local_n, local_df) / _idf(searcher.num_docs, df)
+                weight = idf(local_n, local_df) / idf(searcher.num_docs, df)
         if len(self._scope_weights) > 100_000:
             self._scope_weights.clear()  # a cache, bounded
         self._scope_weights[key] = weight
@@ -456,17 +455,9 @@ class SearchIndex:
         addresses = [address for _, address in result.hits]
         nids = searcher.fast_field_values("nid", addresses)
         ords = searcher.fast_field_values("ord", addresses)
-        # Only blocks carry flags (Relations / Raw Concept); one fast-field read fewer else.
-        flags = searcher.fast_field_values("flags", addresses) if kind == "blocks" else None
-        if flags is None:
-            return [
-                Hit(int(n), int(o), float(score), 0)
-                for (score, _), n, o in zip(result.hits, nids, ords, strict=True)
-                if n is not None and o is not None
-            ]
         return [
-            Hit(int(n), int(o), float(score), int(f or 0))
-            for (score, _), n, o, f in zip(result.hits, nids, ords, flags, strict=True)
+            Hit(int(n), int(o), float(score))
+            for (score, _), n, o in zip(result.hits, nids, ords, strict=True)
             if n is not None and o is not None
         ]
 
@@ -513,7 +504,7 @@ class SearchIndex:
     def block_scores(
         self, terms: QueryTerms, limit: int, speaker: str | None = None, scope: str | None = None
     ) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
-        """`search_blocks` as a score map, and the blocks of Relations / Raw Concept sections."""
+        """Block hits as a score map, and the blocks of Relations / Raw Concept sections."""
         if terms.empty:
             return {}, set()
         query = self._should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
@@ -523,7 +514,7 @@ class SearchIndex:
     def window_scores(
         self, terms: QueryTerms, limit: int, scope: str | None = None
     ) -> dict[tuple[int, int], float]:
-        """`search_windows` as a score map."""
+        """Window hits as a score map."""
         if terms.empty:
             return {}
         query = self._should(
@@ -536,26 +527,6 @@ class SearchIndex:
             return []
         query = self._should(self._clauses("entries", terms, ENTRY_FIELDS, ENTRY_CJK, scope))
         return self._run("entries", self._filtered(query, folder=scope), limit)
-
-    def search_blocks(
-        self,
-        terms: QueryTerms,
-        limit: int,
-        speaker: str | None = None,
-        scope: str | None = None,
-    ) -> list[Hit]:
-        if terms.empty:
-            return []
-        query = self._should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
-        return self._run("blocks", self._filtered(query, folder=scope, speaker=speaker), limit)
-
-    def search_windows(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
-        if terms.empty:
-            return []
-        query = self._should(
-            self._clauses("windows", terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK, scope)
-        )
-        return self._run("windows", self._filtered(query, folder=scope), limit)
 
     def all_terms_match(self, terms: QueryTerms, scope: str | None = None) -> bool:
         """True when some note contains every query term (in any of its fields)."""
@@ -616,6 +587,6 @@ class SearchIndex:
 _BLOCK_TEXT_CACHE = 20_000  # blocks; a few MB of text at most
 
 
-def _idf(docs: float, doc_freq: float) -> float:
+def idf(docs: float, doc_freq: float) -> float:
     """BM25's IDF as tantivy computes it: `ln(1 + (N - n + 0.5) / (n + 0.5))`."""
     return math.log(1.0 + (docs - doc_freq + 0.5) / (doc_freq + 0.5))

@@ -9,7 +9,6 @@ than "rotate".
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from bridge.core.compose import NoteText, compose_answer, render_answer
 from bridge.core.overview import CLOSE_MARKER, OPEN_MARKER
 from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.documents import SUMMARY_HEADING, IndexedBlock
-from bridge.index.search_index import SearchIndex
+from bridge.index.search_index import SearchIndex, idf
 from bridge.query.models import Source
 
 # A transcript can hold thousands of turns; the answer reads the note's first blocks only.
@@ -55,13 +54,13 @@ def direct_answer(
         return None
     n = max(index.note_count(), 1)
     words = set(terms.token_set())
-    weights = {t: _idf(n, index.doc_frequency(t)) for t in words}
+    weights = {t: idf(n, index.doc_frequency(t)) for t in words}
     for joined, halves in _joined_words(query, index).items():
         # "rollback" means what "roll back" means: worth both words, not one rarer word.
         words.add(joined)
         weights[joined] = max(
-            _idf(n, index.doc_frequency(joined)),
-            sum(_idf(n, index.doc_frequency(p)) for p in halves),
+            idf(n, index.doc_frequency(joined)),
+            sum(idf(n, index.doc_frequency(p)) for p in halves),
         )
     parts = compose_answer(query, words, weights, texts, analyze, max_words)
     if not parts:
@@ -122,8 +121,3 @@ def _own_blocks(blocks: Iterable[IndexedBlock]) -> list[IndexedBlock]:
 
 def _is_summary(block: IndexedBlock) -> bool:
     return block.line is None and block.heading == SUMMARY_HEADING
-
-
-def _idf(n: int, df: int) -> float:
-    """BM25's IDF: rare terms weigh more; a term in every note still weighs a little."""
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
