@@ -31,9 +31,20 @@ PUBLIC_PATHS = ("/v1/health",)
 DOC_PATHS = ("/docs", "/openapi.json", "/docs/oauth2-redirect", "/redoc")
 
 
+TOKEN_FILE = "token"
+
+
+def read_token(state_dir: Path) -> str | None:
+    """The API token if one was made (by `serve` or `setup --connect`); never creates one."""
+    try:
+        return (state_dir / TOKEN_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
 def load_or_create_token(state_dir: Path) -> str:
     """The API token: created at first start (mode 0600), then read back."""
-    path = private_dir(state_dir) / "token"
+    path = private_dir(state_dir) / TOKEN_FILE
     try:
         token = path.read_text().strip()
         if token:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from bridge.api.security import load_or_create_token
+from bridge.api.security import load_or_create_token, read_token
 from bridge.cli.app import (
     JsonOpt,
     StateDirOpt,
@@ -59,10 +59,7 @@ def _token(settings: Settings, *, create: bool) -> str:
     """The API token `serve` will use; a dry run only reads it (and creates nothing)."""
     if create:
         return load_or_create_token(settings.state_path)
-    try:
-        return (settings.state_path / "token").read_text().strip() or NEW_TOKEN
-    except OSError:
-        return NEW_TOKEN
+    return read_token(settings.state_path) or NEW_TOKEN
 
 
 NEW_TOKEN = "<a new token, created when set-up runs>"

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import httpx
 
+from bridge.api.security import read_token
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.settings import Settings
 from bridge.state.vault_lock import holder
@@ -134,10 +135,7 @@ def running_bridge(settings: Settings) -> tuple[str, str] | None:
     """(url, token) of a `serve` running on this vault that answers its health check, or None."""
     state = settings.state_path
     found = holder(state)  # the discovery file, when its process is alive
-    try:
-        token = (state / "token").read_text().strip()
-    except OSError:
-        return None
+    token = read_token(state)
     if found.url is None or not token:
         return None
     try:
