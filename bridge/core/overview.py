@@ -114,6 +114,8 @@ def clean_folder(folder: str) -> str:
     segments = cleaned.split("/") if cleaned else []
     if "\\" in cleaned or any(s in ("", ".", "..") for s in segments):
         raise ValueError(f"folder `{folder}` is not a folder inside the vault")
+    if any(ord(c) < 32 for c in cleaned):  # a NUL or a newline names no folder on any disk
+        raise ValueError(f"folder {folder!r} holds a control character")
     if any(s.startswith(".") for s in segments):
         raise ValueError(f"folder `{folder}` is hidden (dot folders hold no notes)")
     return cleaned

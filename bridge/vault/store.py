@@ -159,7 +159,10 @@ class VaultStore:
         top = self.root
         if under:
             top = self.root / under
-            resolved = top.resolve()
+            try:
+                resolved = top.resolve()
+            except (OSError, ValueError):  # a NUL in the name, a loop of links
+                return
             if self.ignore.ignores_dir(under) or self.root not in resolved.parents:
                 return
         for dirpath, dirnames, filenames in os.walk(top, onerror=lambda _e: None):

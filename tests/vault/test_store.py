@@ -297,3 +297,12 @@ def test_reading_a_listed_path_is_reading_it(tmp_path: Path) -> None:
     assert {"a/b/plain.md", "leaves.md", "inside.md", "pipe.md", "big.md"} <= set(listed)
     for path in [*listed, "missing.md"]:
         assert _outcome(store.read_listed, path) == _outcome(store.read, path), path
+
+
+def test_walking_a_folder_name_no_disk_can_hold_yields_nothing(tmp_path: Path) -> None:
+    """A NUL in a folder name (from an API caller) must not crash the walk."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "n.md").write_text("# n\n")
+    store = VaultStore(tmp_path)
+    assert list(store.iter_paths("a\x00")) == []
+    assert list(store.iter_paths("a")) == ["a/n.md"]
