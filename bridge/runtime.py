@@ -54,7 +54,7 @@ class Bridge:
 
     def close(self) -> None:
         if isinstance(self.engine.lifecycle, StateLifecycle):
-            self.engine.lifecycle.flush()  # queued accesses are not lost on exit
+            self.engine.lifecycle.close()  # queued accesses are not lost on exit
         self.index.close()
         self.lifecycle.db.close()
 

@@ -10,9 +10,10 @@ from functools import lru_cache
 import tantivy
 
 from bridge.core.entry import METADATA_SECTIONS, Note
+from bridge.core.markdown import excerpt_text
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
-from bridge.core.text import cjk_bigrams
+from bridge.core.text import cjk_bigrams, word_count
 from bridge.index.schema import (
     BLOCK_CJK,
     BLOCK_FIELD,
@@ -103,6 +104,11 @@ def content_key(note: Note) -> str:
     return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
 
 
+def excerpt_words(text: str) -> int:
+    """The words a block costs in an answer's budget: its excerpt's, as a reader counts them."""
+    return word_count(excerpt_text(text))
+
+
 def folders_of(path: str) -> list[str]:
     """Every ancestor folder of a note path: `a/b/c.md` -> `a`, `a/b`."""
     parts = path.split("/")[:-1]
@@ -184,11 +190,13 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         block_id = "null" if block.block_id is None else _json_string(block.block_id)
         text = _json_string(block.text)
         meta = f'{{"t": {text}, "l": {line}, "id": {block_id}, "h": {heading[0]}}}'
+        words = excerpt_words(block.text)
         fields = {
             **base,
             "key": block_key(nid, ord_),
             "nid": nid,
             "ord": ord_,
+            "words": words,
             "meta": meta.encode(),
         }
         if heading[1]:
@@ -201,7 +209,7 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
             fields[BLOCK_CJK] = grams[i]
         out.blocks.append(make(fields, schema))
         lo, hi = max(0, i - 1), i + 2
-        fields = {**base, "nid": nid, "ord": ord_}
+        fields = {**base, "nid": nid, "ord": ord_, "words": words}
         window = "\n".join(texts[lo:hi])
         if window:
             fields[WINDOW_FIELD] = _clip(window)

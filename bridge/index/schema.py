@@ -15,7 +15,9 @@ from bridge.index.analysis import ANALYZER, SPACE
 # 6: the manifest's content key hashes a note's inputs (`content_key`). No version-5 key matches
 # one, so each note would be re-indexed at its next write, leaving deleted copies in the BM25
 # statistics until a merge: the rebuild does it once, cleanly.
-SCHEMA_VERSION = 6
+# 7: block and window documents carry the block's excerpt word count (`words`, a fast field):
+# packing an answer's word budget reads it with the hit instead of each block's stored text.
+SCHEMA_VERSION = 7
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -45,6 +47,9 @@ def build_schema() -> tantivy.Schema:
     b.add_unsigned_field("nid", stored=False, indexed=False, fast=True)
     b.add_unsigned_field("ord", stored=False, indexed=False, fast=True)
     b.add_unsigned_field("flags", stored=False, indexed=False, fast=True)
+    # The (centre) block's words as an excerpt counts them: the budget is packed from hits
+    # alone, and only the blocks it keeps are read from the stored documents.
+    b.add_unsigned_field("words", stored=False, indexed=False, fast=True)
     # Text fields keep frequencies only: the engine issues no phrase queries, and positions
     # would roughly double the index.
     for name in (*ENTRY_FIELDS, BLOCK_FIELD, WINDOW_FIELD):

@@ -65,6 +65,15 @@ class Hit(NamedTuple):
     score: float
 
 
+class ScoredHits(NamedTuple):
+    """One search's hits by `(note id, block ordinal)`: scores, the block's excerpt words, and
+    the blocks of a Relations / Raw Concept section."""
+
+    scores: dict[tuple[int, int], float]
+    words: dict[tuple[int, int], int]
+    flagged: set[tuple[int, int]]
+
+
 @dataclass(frozen=True, slots=True)
 class FileStamp:
     """What the manifest knows of a file without reading it."""
@@ -116,8 +125,10 @@ class SearchIndex:
         self.generation = int(self.manifest.get_meta("generation") or 0)
         self._pending: dict[str, NoteRecord | None] = {}
         # Bumped when a path appears or disappears (not on edits): link resolution depends on
-        # the set of paths only, so resolvers are rebuilt just when this changes.
+        # the set of paths only, so resolvers change just when this does, by the logged changes.
         self.paths_version = 0
+        self._path_changes: list[tuple[int, str, bool]] = []  # (version, path, added)
+        self._paths_lock = threading.Lock()
         self._dirty = False
         self._docs_dirty = False
         self._last_commit = time.monotonic()
@@ -228,17 +239,32 @@ class SearchIndex:
         return {nid: known[nid] for nid in nids if nid in known}
 
     def link_resolver(self) -> LinkResolver:
-        """A resolver over the indexed note paths, rebuilt only when the set of paths changes.
+        """A resolver over the indexed note paths, updated by the paths added and removed since
+        it was made (rebuilt after a bulk change).
 
         Shared by ranking (relation expansion), the API, MCP and the LLM tools, so none of them
         pays O(notes) per call on a large vault.
         """
-        version = self.paths_version
-        cached = self._resolver
-        if cached is None or cached[0] != version:
-            cached = (version, LinkResolver(self.paths()))
-            self._resolver = cached
-        return cached[1]
+        with self._paths_lock:  # held while updating: a second caller waits, then reuses it
+            version = self.paths_version
+            cached = self._resolver
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            changes, self._path_changes = self._path_changes, []
+            if cached is None or len(changes) > _PATH_LOG:
+                resolver = LinkResolver(self.paths())
+            else:
+                added = [p for _, p, a in changes if a]
+                removed = [p for _, p, a in changes if not a]
+                resolver = cached[1].updated(added, removed)
+            self._resolver = (version, resolver)
+            return resolver
+
+    def _path_changed(self, path: str, added: bool) -> None:
+        with self._paths_lock:
+            self.paths_version += 1
+            if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
+                self._path_changes.append((self.paths_version, path, added))
 
     def speakers(self) -> frozenset[str]:
         """Every transcript speaker in the vault (lower case), for the speaker boost."""
@@ -267,8 +293,6 @@ class SearchIndex:
             # `updated` stamp): the manifest record is enough. Replacing the documents would
             # leave deleted copies that tantivy keeps counting in its BM25 statistics until a
             # merge (measured: LoCoMo recall fell 3 points after two decay runs).
-            if stamp is None:
-                self.paths_version += 1
             updated = note.frontmatter.get("updated")
             record = NoteRecord(
                 nid,
@@ -287,6 +311,8 @@ class SearchIndex:
             self._pending[file.path] = record
             self._stamps[file.path] = FileStamp(nid, file.size, file.mtime_ns, file.hash)
             self._paths[nid] = file.path
+            if stamp is None:  # after the stamp: a resolver built now already has the path
+                self._path_changed(file.path, added=True)
             self._dirty = True
             if record.participants:
                 self._speakers = self._speakers | frozenset(record.participants)
@@ -329,7 +355,7 @@ class SearchIndex:
                 writer.delete_documents_by_term("path", path)
             self._docs_dirty = True
             self._paths.pop(stamp.nid, None)
-            self.paths_version += 1
+            self._path_changed(path, added=False)
             self._pending[path] = None
             self._dirty = True
             return True
@@ -476,51 +502,51 @@ class SearchIndex:
             return query
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *musts])
 
-    def _scores(
-        self, kind: str, query: tantivy.Query, limit: int, with_flags: bool = False
-    ) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
-        """Hits as `{(note id, ordinal): score}` (and the flagged keys), built at C speed.
+    def _scores(self, kind: str, query: tantivy.Query, limit: int, with_flags: bool) -> ScoredHits:
+        """Hits as `{(note id, ordinal): score}` with each block's words, built at C speed.
 
         The ranking needs only these maps; building up to 1,200 `Hit` tuples a query cost more
-        than tantivy's own search.
+        than tantivy's own search. The words (a fast field) let packing run on the hits alone.
         """
         searcher = self._searchers[kind]
         result = searcher.search(query, limit, count=False)
         if not result.hits:
-            return {}, set()
+            return ScoredHits({}, {}, set())
         scores, addresses = zip(*result.hits, strict=True)
-        nids = searcher.fast_field_values("nid", list(addresses))
-        ords = searcher.fast_field_values("ord", list(addresses))
+        docs = list(addresses)
+        nids = searcher.fast_field_values("nid", docs)
+        ords = searcher.fast_field_values("ord", docs)
         keys = cast("list[tuple[int, int]]", list(zip(nids, ords, strict=True)))
         flagged: set[tuple[int, int]] = set()
         if with_flags:
-            flags = searcher.fast_field_values("flags", list(addresses))
+            flags = searcher.fast_field_values("flags", docs)
             flagged = {k for k, f in zip(keys, flags, strict=True) if f}
         found = dict(zip(keys, cast("tuple[float, ...]", scores), strict=True))
+        counts = cast("list[int]", searcher.fast_field_values("words", docs))
+        words = dict(zip(keys, counts, strict=True))
         if None in nids or None in ords:  # a document without ids (never written so)
             found = {k: v for k, v in found.items() if None not in k}
-        return found, flagged
+        return ScoredHits(found, words, flagged)
 
     def block_scores(
         self, terms: QueryTerms, limit: int, speaker: str | None = None, scope: str | None = None
-    ) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
-        """Block hits as a score map, and the blocks of Relations / Raw Concept sections."""
+    ) -> ScoredHits:
+        """Block hits as a score map, their words, and the blocks of Relations / Raw Concept
+        sections (flags are read for the unfiltered search only)."""
         if terms.empty:
-            return {}, set()
+            return ScoredHits({}, {}, set())
         query = self._should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
         filtered = self._filtered(query, folder=scope, speaker=speaker)
         return self._scores("blocks", filtered, limit, with_flags=speaker is None)
 
-    def window_scores(
-        self, terms: QueryTerms, limit: int, scope: str | None = None
-    ) -> dict[tuple[int, int], float]:
-        """Window hits as a score map."""
+    def window_scores(self, terms: QueryTerms, limit: int, scope: str | None = None) -> ScoredHits:
+        """Window hits as a score map (keyed by their centre block), with the centre's words."""
         if terms.empty:
-            return {}
+            return ScoredHits({}, {}, set())
         query = self._should(
             self._clauses("windows", terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK, scope)
         )
-        return self._scores("windows", self._filtered(query, folder=scope), limit)[0]
+        return self._scores("windows", self._filtered(query, folder=scope), limit, False)
 
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         if terms.empty:
@@ -584,6 +610,7 @@ class SearchIndex:
         return out
 
 
+_PATH_LOG = 2_000  # path changes applied to the link resolver one by one; more: a rebuild
 _BLOCK_TEXT_CACHE = 20_000  # blocks; a few MB of text at most
 
 

@@ -94,6 +94,8 @@ class StateLifecycle:
     note (its change listener); entries also expire after `ttl_seconds`, which bounds what a
     write by another process can leave stale. Accesses are queued and written together at most
     `flush_seconds` later, and always before facts are read, so ranking never misses one.
+    One flusher thread does the timed writes (a `threading.Timer` per batch started a thread
+    per query under load).
     """
 
     def __init__(
@@ -105,7 +107,10 @@ class StateLifecycle:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[dt.datetime, str | None, str | None, LifecycleFacts]] = {}
         self._pending: list[tuple[dict[str, str | None], dt.datetime]] = []
-        self._timer: threading.Timer | None = None
+        self._wake = threading.Event()
+        self._flusher: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._closed = False
         self._from_status = StatusOnlyLifecycle(store.rules.mapping, store.rules.params)
         store.add_listener(self._invalidate)
 
@@ -156,19 +161,36 @@ class StateLifecycle:
     def record_access(self, notes: Mapping[str, str | None], now: dt.datetime) -> None:
         with self._lock:
             self._pending.append((dict(notes), now))
-            if self._timer is None:
-                self._timer = threading.Timer(self.flush_seconds, self.flush)
-                self._timer.daemon = True
-                self._timer.start()
+            if self._flusher is None and not self._closed:
+                self._flusher = threading.Thread(
+                    target=self._flush_later, name="lifecycle-flush", daemon=True
+                )
+                self._flusher.start()
+        self._wake.set()
+
+    def _flush_later(self) -> None:
+        """Wait for a queued access, let a batch gather for `flush_seconds`, write it."""
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._stop.wait(self.flush_seconds)  # close() cuts the wait short
+            self._wake.clear()  # set again by any access queued from here on
+            self.flush()
 
     def flush(self) -> None:
-        """Write the queued accesses in one transaction (also called on close)."""
+        """Write the queued accesses in one transaction (also called before facts are read)."""
         with self._lock:
             pending, self._pending = self._pending, []
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
         if pending:
             with self.store.db.transaction():
                 for notes, now in pending:
                     self.store.record_access(notes, now)
+
+    def close(self) -> None:
+        """Write what is queued and stop the flusher thread."""
+        self._closed = True
+        self._stop.set()
+        self._wake.set()
+        flusher = self._flusher
+        if flusher is not None and flusher is not threading.current_thread():
+            flusher.join(timeout=self.flush_seconds + 5)
+        self.flush()

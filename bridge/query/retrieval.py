@@ -8,7 +8,7 @@ applies them in order (docs/query.md, "Ranking").
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from bridge.core.markdown import excerpt_text
@@ -23,10 +23,9 @@ from bridge.core.ranking import (
     normalised_relevance,
     pack,
 )
-from bridge.core.text import word_count
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
-from bridge.index.documents import IndexedBlock
+from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
@@ -35,6 +34,9 @@ from bridge.query.params import EngineParams
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
 _LEAD_BLOCKS = 16  # blocks of such a note looked at for a matching heading (each is a fetch)
+# The ordinal of a lead block not chosen yet: which block leads is read only when packing
+# reaches the note (most never are), see `_add_lead_blocks`.
+_LEAD = -1
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,6 @@ class Retrieval:
     words: int
 
 
-# Blocks fetched first: a 500-word budget is ~20 turns or paragraphs, and each stored text
-# fetched is a document read and a JSON decode.
-_FIRST_CHUNK = 24
 _MIN_HEAD = 96  # blocks the lifecycle may reorder, at the least
 
 
@@ -81,7 +80,6 @@ class Retriever:
         self.params = params
         self.clock = clock
         self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
-        self._word_counts: tuple[int, dict[BlockKey, int]] = (-1, {})
 
     def retrieve(
         self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
@@ -91,16 +89,18 @@ class Retriever:
         if terms.empty:
             return Retrieval([], self._evidence(terms, [], scope), 0)
         entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        blocks, flagged = self.index.block_scores(terms, p.block_limit, scope=scope)
-        windows = self.index.window_scores(terms, p.window_limit, scope)
+        found = self.index.block_scores(terms, p.block_limit, scope=scope)
+        around = self.index.window_scores(terms, p.window_limit, scope)
+        blocks, windows = found.scores, around.scores
+        words = around.words | found.words  # every candidate's excerpt words
         entries = {h.nid: h.score for h in entry_hits}
         speaker_blocks: set[BlockKey] = set()
         speaker = self._named_speaker(terms)
         if speaker is not None:
             speaker_blocks = set(self.index.block_scores(terms, p.block_limit, speaker, scope)[0])
-        relation_blocks = flagged  # FLAG_METADATA is the only flag
+        relation_blocks = found.flagged  # FLAG_METADATA is the only flag
         combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
-        self._add_lead_blocks(combined, entry_hits, terms)
+        self._add_lead_blocks(combined, entry_hits)
 
         # Note-level relevance: the entry's BM25, else its best block's.
         raw: dict[int, float] = dict(entries)
@@ -144,7 +144,8 @@ class Retriever:
         values = self._lifecycle_values({n: records[n] for n in {k[0] for k in head_blocks}})
         block_values = {block: values[block[0]] for block in head_blocks}
         order = lifecycle_order(head_blocks, priority, block_values, rp) + by_relevance[head:]
-        chosen, texts, counts = self._pack(order, budget)
+        chosen = pack(self._resolved(order, words, priority, terms), words, budget)
+        texts = self.index.blocks(chosen)  # the stored text of the packed blocks only
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
         for nid in sorted(referrer, key=lambda n: -note_score[n]):
@@ -154,78 +155,68 @@ class Retriever:
         sources = sources[:limit]
         # The word counts packing made, for the sources `limit` kept.
         shown = {s.path for s in sources}
-        words = sum(counts[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
-        return Retrieval(sources, self._evidence(terms, entry_hits, scope), words)
+        used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
+        return Retrieval(sources, self._evidence(terms, entry_hits, scope), used)
 
-    def _add_lead_blocks(
-        self, combined: dict[BlockKey, float], entry_hits: Sequence[Hit], terms: QueryTerms
-    ) -> None:
+    def _add_lead_blocks(self, combined: dict[BlockKey, float], entry_hits: Sequence[Hit]) -> None:
         """A note found by its title, path or a heading alone still gets an excerpt.
 
         Trigger: "# Zanzibar" over an unrelated body matches the entry search, but no block
         holds the word, so the note had no block to pack and came back with no source at all.
         Outcome: such a note lends its entry part to one block: the first under a heading
         that holds a query term, else its first block of knowledge (not a relation line).
+        Which block that is takes reading the note's stored blocks, so the note enters the
+        ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
+        (`_resolved`): at 10,000 notes, looking ahead for all of them read 76 stored blocks
+        a query, a third of its time.
         """
         if not entry_hits:
             return
         found = {nid for nid, _ in combined}
-        missing = [h for h in entry_hits[:_LEAD_NOTES] if h.nid not in found]
-        if not missing:
-            return
         top = max(h.score for h in entry_hits)
-        records = self.index.records(h.nid for h in missing)
-        wanted = [
-            (h.nid, o)
-            for h in missing
-            if (rec := records.get(h.nid)) is not None
-            for o in range(min(rec.blocks, _LEAD_BLOCKS))
-        ]
-        stored = self.index.blocks(wanted)
-        words = set(terms.words)
-        for hit in missing:
-            own = sorted((k, b) for k, b in stored.items() if k[0] == hit.nid)
-            if not own or top <= 0:
+        if top <= 0:
+            return
+        weight = self.params.ranking.entry_weight
+        for hit in entry_hits[:_LEAD_NOTES]:
+            if hit.nid not in found:
+                combined[(hit.nid, _LEAD)] = weight * hit.score / top
+
+    def _resolved(
+        self,
+        order: Sequence[BlockKey],
+        words: dict[BlockKey, int],
+        priority: dict[BlockKey, float],
+        terms: QueryTerms,
+    ) -> Iterator[BlockKey]:
+        """`order` with each lead placeholder replaced by its note's lead block when reached
+        (its words and priority recorded); a note without blocks is skipped."""
+        for key in order:
+            if key[1] != _LEAD:
+                yield key
                 continue
-            under_heading = (k for k, b in own if words & set(analyze(b.heading)))
-            knowledge = (k for k, b in own if not b.flags)
-            pick = next(under_heading, None) or next(knowledge, own[0][0])
-            combined[pick] = self.params.ranking.entry_weight * hit.score / top
+            lead = self._lead_block(key[0], terms)
+            if lead is None:
+                continue
+            block, text = lead
+            words[block] = excerpt_words(text)
+            priority[block] = priority[key]
+            yield block
 
-    def _pack(
-        self, order: list[BlockKey], budget: int
-    ) -> tuple[list[BlockKey], dict[BlockKey, IndexedBlock], dict[BlockKey, int]]:
-        """Fetch block texts in priority order, a chunk at a time, until the budget is full."""
-        texts: dict[BlockKey, IndexedBlock] = {}
-        words: dict[BlockKey, int] = {}
-        chosen: list[BlockKey] = []
-        used = 0
-        start, size = 0, _FIRST_CHUNK // 2 if budget < 300 else _FIRST_CHUNK
-        while start < len(order):
-            chunk = order[start : start + size]
-            start, size = start + size, min(2 * size, 64)
-            texts.update(self.index.blocks(chunk))
-            for key in chunk:
-                if key in texts:
-                    words[key] = self._words(key, texts[key].text)
-            picked = pack(chunk, words, budget - used)
-            chosen += picked
-            used += sum(words[k] for k in picked)
-            if used >= budget or budget - used < 3:
-                break
-        return chosen, texts, words
-
-    def _words(self, key: BlockKey, text: str) -> int:
-        """The block's excerpt words, remembered for this index generation."""
-        generation, known = self._word_counts
-        if generation != self.index.generation:
-            generation, known = self._word_counts = (self.index.generation, {})
-        count = known.get(key)
-        if count is None:
-            if len(known) > 50_000:
-                known.clear()  # a cache, bounded
-            count = known[key] = word_count(excerpt_text(text))
-        return count
+    def _lead_block(self, nid: int, terms: QueryTerms) -> tuple[BlockKey, str] | None:
+        """The note's first block under a heading holding a query term, else its first block
+        of knowledge, else its first block (with its text)."""
+        rec = self.index.records([nid]).get(nid)
+        if rec is None or rec.blocks == 0:
+            return None
+        stored = self.index.blocks((nid, o) for o in range(min(rec.blocks, _LEAD_BLOCKS)))
+        if not stored:
+            return None
+        own = sorted(stored.items())
+        query_words = set(terms.words)
+        under_heading = (k for k, b in own if query_words & set(analyze(b.heading)))
+        knowledge = (k for k, b in own if not b.flags)
+        pick = next(under_heading, None) or next(knowledge, own[0][0])
+        return pick, stored[pick].text
 
     def _sources(
         self,

@@ -216,3 +216,25 @@ def test_links_resolve_as_the_first_resolver_did(
 ) -> None:
     resolver = LinkResolver(paths)
     assert resolver.resolve(target, source) == _reference_resolve(paths, target, source)
+
+
+_PATHS = st.lists(st.sampled_from(_SEGMENTS[:6]), min_size=1, max_size=3).map(
+    lambda parts: "/".join(parts) + ".md"
+)
+
+
+@given(
+    st.lists(_PATHS, max_size=8),
+    st.lists(_PATHS, max_size=4),
+    st.lists(_PATHS, max_size=4),
+    st.lists(st.sampled_from([*_SEGMENTS, "", "note.md", "NOTE.MD"]), max_size=4).map("/".join),
+    st.sampled_from([None, "a/b.md", "a/x y/c.md", "note.md"]),
+)
+@settings(max_examples=1000, deadline=None)
+def test_an_updated_resolver_resolves_as_one_built_anew(
+    before: list[str], added: list[str], removed: list[str], target: str, source: str | None
+) -> None:
+    """After an agent's ADDs (and deletions) links resolve as over the vault's new paths."""
+    after = sorted((set(before) - set(removed)) | set(added))
+    updated = LinkResolver(set(before)).updated(added, removed)
+    assert updated.resolve(target, source) == _reference_resolve(after, target, source)
