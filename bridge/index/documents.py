@@ -19,6 +19,7 @@ from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_CJK,
     FLAG_METADATA,
+    HEADING_FIELD,
     WINDOW_CJK,
     WINDOW_FIELD,
     block_key,
@@ -201,6 +202,8 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         }
         if heading[1]:
             fields["flags"] = heading[1]
+        if block.heading:
+            fields[HEADING_FIELD] = block.heading
         if block.speaker:
             fields["speaker"] = block.speaker
         if texts[i]:

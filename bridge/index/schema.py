@@ -15,9 +15,10 @@ from bridge.index.analysis import ANALYZER, SPACE
 # 6: the manifest's content key hashes a note's inputs (`content_key`). No version-5 key matches
 # one, so each note would be re-indexed at its next write, leaving deleted copies in the BM25
 # statistics until a merge: the rebuild does it once, cleanly.
-# 7: block and window documents carry the block's excerpt word count (`words`, a fast field):
-# packing an answer's word budget reads it with the hit instead of each block's stored text.
-SCHEMA_VERSION = 7
+# 7-8: block and window documents carry the block's excerpt word count (`words`, a fast field):
+# packing an answer's word budget reads it with the hit instead of each block's stored text;
+# block documents index their heading path (`heading`) to find a note's lead block by search.
+SCHEMA_VERSION = 8
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -32,6 +33,7 @@ ENTRY_FIELDS: dict[str, float] = {
 }
 ENTRY_CJK = "cjk_entry"
 BLOCK_FIELD, BLOCK_CJK = "block", "cjk_block"
+HEADING_FIELD = "heading"  # a block's heading path, searched only to pick a lead block
 KINDS = ("entries", "blocks", "windows")
 WINDOW_FIELD, WINDOW_CJK = "window", "cjk_window"
 
@@ -54,6 +56,7 @@ def build_schema() -> tantivy.Schema:
     # would roughly double the index.
     for name in (*ENTRY_FIELDS, BLOCK_FIELD, WINDOW_FIELD):
         b.add_text_field(name, stored=False, tokenizer_name=ANALYZER, index_option="freq")
+    b.add_text_field(HEADING_FIELD, stored=False, tokenizer_name=ANALYZER, index_option="basic")
     for name in (ENTRY_CJK, BLOCK_CJK, WINDOW_CJK):
         b.add_text_field(name, stored=False, tokenizer_name=SPACE, index_option="freq")
     b.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")

@@ -37,6 +37,7 @@ from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_CJK,
     ENTRY_FIELDS,
+    HEADING_FIELD,
     KINDS,
     SCHEMA_VERSION,
     WINDOW_CJK,
@@ -576,6 +577,46 @@ class SearchIndex:
         """True when any note contains the (analysed) term."""
         searcher = self._searchers["entries"]
         return any(searcher.doc_freq(field, term) > 0 for field in ENTRY_FIELDS)
+
+    def lead_block(self, nid: int, look: int, words: Iterable[str]) -> tuple[int, int] | None:
+        """(ordinal, excerpt words) of a note's lead block among its first `look` blocks: the
+        first of knowledge (outside a Relations / Raw Concept section) under a heading holding
+        one of the analysed `words`, else the first of knowledge, else the first; None when
+        it has none indexed. (A heading path starts with the note's title, so a title match
+        puts every block under a matching heading: knowledge still comes before relations.)
+
+        Two searches over the note's block keys and fast fields: reading the blocks' stored
+        documents to see their headings cost 16 document reads a lead.
+        """
+        if look <= 0:
+            return None
+        keys = self._should([self._term("key", block_key(nid, o)) for o in range(look)])
+        wanted = [self._term(HEADING_FIELD, w) for w in dict.fromkeys(words)]
+        if wanted:
+            headed = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, keys), (tantivy.Occur.Must, self._should(wanted))]
+            )
+            found = [row for row in self._block_columns(headed, look) if not row[2]]
+            if found:
+                return min(found)[:2]
+        found = self._block_columns(keys, look)
+        if not found:
+            return None
+        plain = [row for row in found if not row[2]]
+        return min(plain or found)[:2]
+
+    def _block_columns(self, query: tantivy.Query, limit: int) -> list[tuple[int, int, int]]:
+        """(ordinal, words, flags) of the block documents `query` finds."""
+        searcher = self._searchers["blocks"]
+        docs = [address for _, address in searcher.search(query, limit, count=False).hits]
+        if not docs:
+            return []
+        columns = [searcher.fast_field_values(f, docs) for f in ("ord", "words", "flags")]
+        return [
+            (int(o), int(w or 0), int(f or 0))
+            for o, w, f in zip(*columns, strict=True)
+            if o is not None
+        ]
 
     def blocks(self, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], IndexedBlock]:
         """Stored text and position of blocks, by (note id, ordinal)."""

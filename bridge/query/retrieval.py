@@ -25,7 +25,7 @@ from bridge.core.ranking import (
 )
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
-from bridge.index.documents import IndexedBlock, excerpt_words
+from bridge.index.documents import IndexedBlock
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
@@ -197,26 +197,19 @@ class Retriever:
             lead = self._lead_block(key[0], terms)
             if lead is None:
                 continue
-            block, text = lead
-            words[block] = excerpt_words(text)
+            block, count = lead
+            words[block] = count
             priority[block] = priority[key]
             yield block
 
-    def _lead_block(self, nid: int, terms: QueryTerms) -> tuple[BlockKey, str] | None:
+    def _lead_block(self, nid: int, terms: QueryTerms) -> tuple[BlockKey, int] | None:
         """The note's first block under a heading holding a query term, else its first block
-        of knowledge, else its first block (with its text)."""
+        of knowledge, else its first block (with its excerpt words)."""
         rec = self.index.records([nid]).get(nid)
-        if rec is None or rec.blocks == 0:
+        if rec is None:
             return None
-        stored = self.index.blocks((nid, o) for o in range(min(rec.blocks, _LEAD_BLOCKS)))
-        if not stored:
-            return None
-        own = sorted(stored.items())
-        query_words = set(terms.words)
-        under_heading = (k for k, b in own if query_words & set(analyze(b.heading)))
-        knowledge = (k for k, b in own if not b.flags)
-        pick = next(under_heading, None) or next(knowledge, own[0][0])
-        return pick, stored[pick].text
+        lead = self.index.lead_block(nid, min(rec.blocks, _LEAD_BLOCKS), terms.words)
+        return None if lead is None else ((nid, lead[0]), lead[1])
 
     def _sources(
         self,

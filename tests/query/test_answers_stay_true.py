@@ -132,3 +132,21 @@ def test_a_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> N
         assert block.heading.endswith("Kettle etiquette")
     finally:
         bridge.close()
+
+
+def test_a_title_match_shows_knowledge_not_a_relation_line(tmp_path: Path) -> None:
+    """A note found by its title alone leads with its first block of knowledge."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "lisbon.md").write_text("# Lisbon\n\nTrams and custard tarts.\n")
+    (vault / "trip.md").write_text(
+        "# Zanzibar\n\n## Relations\n\n- [[lisbon]] the trip before\n\n"
+        "## Days\n\nWe took the ferry back on Tuesday.\n"
+    )
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        found = bridge.engine.search("zanzibar")
+        assert found.sources[0].path == "trip.md"
+        assert found.sources[0].blocks[0].text == "We took the ferry back on Tuesday."
+    finally:
+        bridge.close()
