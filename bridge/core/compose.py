@@ -196,10 +196,16 @@ def _units(
     if section in CODE_SECTIONS:
         return []
     kind, pieces = _pieces(text)
+    # A piece's terms are among its block's: a block without a query term gives pieces worth
+    # nothing, without analysing each sentence (most blocks of a long note).
+    carries = bool(wanted.intersection(analyze(text)))
     units = []
     for i, piece in enumerate(pieces):
-        terms = wanted & set(analyze(piece))
-        score = sum(weights.get(t, 0.0) for t in terms)
+        score = (
+            sum(weights.get(t, 0.0) for t in wanted.intersection(analyze(piece)))
+            if carries
+            else 0.0
+        )
         units.append(_Unit(note, block, i, heading, piece, kind, word_count(piece), score))
     return units
 
