@@ -173,9 +173,10 @@ def block_scores(
     return out
 
 
-def pack(order: Iterable[K], words: Mapping[K, int], budget: int) -> list[K]:
+def pack(order: Iterable[K], words: Mapping[K, int], budget: int, min_left: int = 1) -> list[K]:
     """Whole items in order under a word budget, skipping any that would overflow it and going
-    on with smaller ones (skip-fill), so a long block never wastes the rest of the budget."""
+    on with smaller ones (skip-fill), so a long block never wastes the rest of the budget; it
+    stops once fewer than `min_left` words are left (1: when the budget is full)."""
     chosen: list[K] = []
     used = 0
     for key in order:
@@ -184,7 +185,7 @@ def pack(order: Iterable[K], words: Mapping[K, int], budget: int) -> list[K]:
             continue
         chosen.append(key)
         used += cost
-        if used >= budget:
+        if budget - used < min_left:
             break
     return chosen
 

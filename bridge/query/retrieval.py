@@ -135,7 +135,7 @@ class Retriever:
             nid = key[0]
             if nid in kept and nid in records:
                 priority[key] = score * (rp.relation_factor if nid in referrer else 1.0)
-        by_relevance = sorted(priority, key=lambda block: -priority[block])
+        by_relevance = sorted(priority, key=priority.__getitem__, reverse=True)  # stable
         # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
         # lifecycle reorders the head (and the near-equals just below it); the tail stays in
         # relevance order, so lifecycle facts are read for the head's notes only.
@@ -144,7 +144,8 @@ class Retriever:
         values = self._lifecycle_values({n: records[n] for n in {k[0] for k in head_blocks}})
         block_values = {block: values[block[0]] for block in head_blocks}
         order = lifecycle_order(head_blocks, priority, block_values, rp) + by_relevance[head:]
-        chosen = pack(self._resolved(order, words, priority, terms), words, budget)
+        # Fewer than 3 words left: what could still fit is a one-word turn from far down.
+        chosen = pack(self._resolved(order, words, priority, terms), words, budget, min_left=3)
         texts = self.index.blocks(chosen)  # the stored text of the packed blocks only
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}

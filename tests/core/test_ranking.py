@@ -128,3 +128,9 @@ def test_relation_expansion_is_one_hop_at_half_score() -> None:
         ("x", "a", pytest.approx(0.4)),
         ("y", "b", pytest.approx(0.3)),
     ]  # z hangs off the 4th hit: only the top 3 are expanded; b is already a hit
+
+
+def test_pack_can_stop_before_the_last_few_words() -> None:
+    words = {"a": 298, "b": 2, "c": 1}
+    assert pack(["a", "b", "c"], words, 300) == ["a", "b"]
+    assert pack(["a", "b", "c"], words, 300, min_left=3) == ["a"]  # 2 left: stop
