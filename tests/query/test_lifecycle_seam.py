@@ -67,3 +67,17 @@ def test_accesses_are_queued_then_flushed_once(store: LifecycleStore) -> None:
     facts = got(seam, REFS)  # reading facts writes the queue first
     assert store.view("a/0.md", "draft", None, NOW).access_count == 2
     assert facts == expected(store, REFS)
+
+
+def test_a_queued_use_is_written_before_its_own_note_is_ranked(store: LifecycleStore) -> None:
+    """Ranking sees every use of the notes it ranks; other notes' uses wait for the flusher."""
+    seam = StateLifecycle(store, flush_seconds=60)
+    seam.record_access({"elsewhere/x.md": "draft"}, NOW)
+    got(seam, REFS)  # none of these notes has a queued use: nothing is written yet
+    assert store.tracked(["elsewhere/x.md"]) == set()
+    seam.record_access({"a/1.md": "draft"}, NOW)
+    facts = got(seam, REFS)  # a/1.md is ranked: the queue is written first
+    assert store.view("a/1.md", "draft", None, NOW).access_count == 1
+    assert store.tracked(["elsewhere/x.md"]) == {"elsewhere/x.md"}
+    assert facts == expected(store, REFS)
+    seam.close()
