@@ -33,7 +33,7 @@ from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
-_LEAD_BLOCKS = 16  # blocks of such a note looked at for a matching heading (each is a fetch)
+_LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block is chosen
 # The ordinal of a lead block not chosen yet: which block leads is read only when packing
 # reaches the note (most never are), see `_add_lead_blocks`.
 _LEAD = -1
@@ -166,10 +166,10 @@ class Retriever:
         holds the word, so the note had no block to pack and came back with no source at all.
         Outcome: such a note lends its entry part to one block: the first under a heading
         that holds a query term, else its first block of knowledge (not a relation line).
-        Which block that is takes reading the note's stored blocks, so the note enters the
-        ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
-        (`_resolved`): at 10,000 notes, looking ahead for all of them read 76 stored blocks
-        a query, a third of its time.
+        Which block that is takes two searches (`SearchIndex.lead_block`), so the note enters
+        the ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
+        (`_resolved`): at 10,000 notes, choosing it for every such note up front read 76
+        stored blocks a query, a third of its time.
         """
         if not entry_hits:
             return
