@@ -43,10 +43,6 @@ class IndexedBlock:
     heading: str
     speaker: str | None
 
-    @property
-    def flags(self) -> int:
-        return _section_flags(self.heading)
-
 
 def speaker_of(text: str, participants: frozenset[str]) -> str | None:
     """The speaker of a transcript turn (`- Name: words`), if `Name` is a participant."""

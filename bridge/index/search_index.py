@@ -130,7 +130,7 @@ class SearchIndex:
         # Bumped when a path appears or disappears (not on edits): link resolution depends on
         # the set of paths only, so resolvers change just when this does, by the logged changes.
         self.paths_version = 0
-        self._path_changes: list[tuple[int, str, bool]] = []  # (version, path, added)
+        self._path_changes: list[tuple[str, bool]] = []  # (path, added) since the resolver
         self._paths_lock = threading.Lock()
         self._dirty = False
         self._docs_dirty = False
@@ -260,8 +260,8 @@ class SearchIndex:
             if cached is None or len(changes) > _PATH_LOG:
                 resolver = LinkResolver(self.paths())
             else:
-                added = [p for _, p, a in changes if a]
-                removed = [p for _, p, a in changes if not a]
+                added = [path for path, adding in changes if adding]
+                removed = [path for path, adding in changes if not adding]
                 resolver = cached[1].updated(added, removed)
             self._resolver = (version, resolver)
             return resolver
@@ -270,7 +270,7 @@ class SearchIndex:
         with self._paths_lock:
             self.paths_version += 1
             if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
-                self._path_changes.append((self.paths_version, path, added))
+                self._path_changes.append((path, added))
 
     def speakers(self) -> frozenset[str]:
         """Every transcript speaker in the vault (lower case), for the speaker boost."""

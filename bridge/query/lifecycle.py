@@ -110,8 +110,7 @@ class StateLifecycle:
         self._pending: list[tuple[dict[str, str | None], dt.datetime]] = []
         self._wake = threading.Event()
         self._flusher: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._closed = False
+        self._stop = threading.Event()  # set by close()
         self._from_status = StatusOnlyLifecycle(store.rules.mapping, store.rules.params)
         store.add_listener(self._invalidate)
 
@@ -173,7 +172,7 @@ class StateLifecycle:
     def record_access(self, notes: Mapping[str, str | None], now: dt.datetime) -> None:
         with self._lock:
             self._pending.append((dict(notes), now))
-            if self._flusher is None and not self._closed:
+            if self._flusher is None and not self._stop.is_set():
                 self._flusher = threading.Thread(
                     target=self._flush_later, name="lifecycle-flush", daemon=True
                 )
@@ -199,7 +198,6 @@ class StateLifecycle:
 
     def close(self) -> None:
         """Write what is queued and stop the flusher thread."""
-        self._closed = True
         self._stop.set()
         self._wake.set()
         flusher = self._flusher

@@ -204,8 +204,7 @@ class Retriever:
             yield block
 
     def _lead_block(self, nid: int, terms: QueryTerms) -> tuple[BlockKey, int] | None:
-        """The note's first block under a heading holding a query term, else its first block
-        of knowledge, else its first block (with its excerpt words)."""
+        """The note's lead block and its excerpt words (the rule: `SearchIndex.lead_block`)."""
         rec = self.index.records([nid]).get(nid)
         if rec is None:
             return None
