@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.core import frontmatter as fm
-from bridge.core.paths import link_target, parent, stem
+from bridge.core.paths import link_target, normalise_folder, parent, stem
 
 OPEN_MARKER = "<!-- vault-bridge:overview -->"
 CLOSE_MARKER = "<!-- /vault-bridge:overview -->"
@@ -108,17 +108,10 @@ def index_path(folder: str) -> str:
 def clean_folder(folder: str) -> str:
     """A folder as the user gave it, as a vault path (`/a/b/` -> `a/b`; `""` is the root).
 
-    Raises `ValueError` for a folder that would leave the vault or that no note can be in.
+    Raises `ValueError` (`UnsafePathError`) for a folder that would leave the vault or that no
+    note can be in: the path rules of `normalise_folder`.
     """
-    cleaned = folder.strip().strip("/")
-    segments = cleaned.split("/") if cleaned else []
-    if "\\" in cleaned or any(s in ("", ".", "..") for s in segments):
-        raise ValueError(f"folder `{folder}` is not a folder inside the vault")
-    if any(ord(c) < 32 for c in cleaned):  # a NUL or a newline names no folder on any disk
-        raise ValueError(f"folder {folder!r} holds a control character")
-    if any(s.startswith(".") for s in segments):
-        raise ValueError(f"folder `{folder}` is hidden (dot folders hold no notes)")
-    return cleaned
+    return normalise_folder(folder)
 
 
 def ancestors(path: str) -> list[str]:

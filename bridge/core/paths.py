@@ -100,6 +100,26 @@ def normalise_note_path(path: str, new: bool = False) -> str:
     return "/".join(segments) + NOTE_SUFFIX
 
 
+def normalise_folder(folder: str) -> str:
+    """A folder inside the vault as `a/b` (`""` for the root), or raise `UnsafePathError`.
+
+    Its names follow the rules of an existing note's path (no `..`, no empty or hidden
+    segment, no NUL); and as a folder argument is typed by a caller, not read from disk, it may
+    not hold control characters either (`{"folder": "\\u0000"}` reached the file system and
+    was a 500).
+    """
+    cleaned = folder.strip().strip("/")
+    if not cleaned:
+        return ""
+    if "\\" in cleaned:
+        raise UnsafePathError(f"folder `{folder}` uses `\\`; separate folders with `/`")
+    for segment in cleaned.split("/"):
+        _check_segment(segment, folder, strict=False)
+    if any(unicodedata.category(c) == "Cc" for c in cleaned):
+        raise UnsafePathError(f"folder {folder!r} contains a control character")
+    return cleaned
+
+
 def link_target(path: str) -> str:
     """The wikilink spelling of a note path: `a/b/c.md` -> `a/b/c`."""
     return path[: -len(NOTE_SUFFIX)] if path.lower().endswith(NOTE_SUFFIX) else path
