@@ -35,11 +35,10 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.locomo import Question, load  # noqa: E402
+from bench.locomo import Question, imported, load  # noqa: E402
 from bridge.core.compose import named_identifiers  # noqa: E402
 from bridge.core.markdown import excerpt_text  # noqa: E402
 from bridge.core.text import word_count  # noqa: E402
-from bridge.importer.service import import_transcripts  # noqa: E402
 from bridge.index.analysis import query_terms  # noqa: E402
 from bridge.query.direct import direct_answer  # noqa: E402
 from bridge.query.engine import QueryEngine  # noqa: E402
@@ -167,12 +166,7 @@ def turn_in(answer: str, turn: str) -> bool:
 
 def locomo_run(console: Console, path: Path) -> dict[str, float]:
     data, texts, questions = load(path)
-    with tempfile.TemporaryDirectory() as tmp:
-        vault = Path(tmp) / "vault"
-        vault.mkdir()
-        bridge = open_bridge(Settings(vault=vault, state_dir=Path(tmp) / "state"))
-        import_transcripts(bridge.store, data)
-        bridge.sync()
+    with imported(data) as bridge:
         engine = QueryEngine(bridge.index, StatusOnlyLifecycle(), bridge.engine.params)
         hits = {"composed": 0.0, "score-order": 0.0}
         lengths: dict[str, list[int]] = {"composed": [], "score-order": []}
@@ -187,7 +181,6 @@ def locomo_run(console: Console, path: Path) -> dict[str, float]:
             for name, text in (("composed", ways.composed), ("score-order", ways.score_order)):
                 hits[name] += share(q, text)
                 lengths[name].append(word_count(text))
-        bridge.close()
     table = Table(title=f"LoCoMo dev: {len(questions)} questions, answers of at most {WORDS} words")
     table.add_column("answer")
     table.add_column("evidence turn in the answer", justify="right")

@@ -35,7 +35,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ from bridge.importer.transcript import parse_transcripts
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.query.models import QueryResult
-from bridge.runtime import open_bridge
+from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -111,16 +112,26 @@ def recall(q: Question, excerpts: str, texts: dict[tuple[str, str], str]) -> flo
     return found / len(q.evidence)
 
 
+@contextmanager
+def imported(data: object) -> Iterator[Bridge]:
+    """The product's default bridge on a fresh temporary vault holding every conversation of
+    `data` (imported as `vault-bridge import` does) and indexed; closed and removed after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        vault.mkdir()
+        bridge = open_bridge(Settings(vault=vault, state_dir=Path(tmp) / "state"))
+        try:
+            import_transcripts(bridge.store, data)
+            bridge.sync()
+            yield bridge
+        finally:
+            bridge.close()
+
+
 def run_bridge(
     data: object, texts: dict[tuple[str, str], str], questions: list[Question]
 ) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        vault, state = Path(tmp) / "vault", Path(tmp) / "state"
-        vault.mkdir()
-        settings = Settings(vault=vault, state_dir=state)
-        bridge = open_bridge(settings)
-        import_transcripts(bridge.store, data)
-        bridge.sync()
+    with imported(data) as bridge:
         engine = QueryEngine(bridge.index, StatusOnlyLifecycle(), bridge.engine.params)
         scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
         latencies: list[float] = []
@@ -133,7 +144,6 @@ def run_bridge(
                 assert result.words <= budget, (q.text, result.words)
                 excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
                 scores[budget].append((q.category, recall(q, excerpts, texts)))
-        bridge.close()
     return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
 
 
@@ -153,12 +163,7 @@ def run_deployed(
     mismatches = tier1 = other_question = 0
     latencies: list[float] = []
     for budget in BUDGETS:
-        with tempfile.TemporaryDirectory() as tmp:
-            vault, state = Path(tmp) / "vault", Path(tmp) / "state"
-            vault.mkdir()
-            bridge = open_bridge(Settings(vault=vault, state_dir=state))
-            import_transcripts(bridge.store, data)
-            bridge.sync()
+        with imported(data) as bridge:
             engine = bridge.engine
             for number in range(1, passes + 1):
                 if number > 1:
@@ -184,7 +189,6 @@ def run_deployed(
                         tiers[_tier_label(result)] += 1
                         excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
                         scores[budget].append((q.category, recall(q, excerpts, texts)))
-            bridge.close()
     return _summarise(scores) | {
         "latency_ms": _percentiles(latencies),
         "tiers": dict(sorted(tiers.items())),

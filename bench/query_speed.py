@@ -17,19 +17,15 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 # `bench.locomo` from this checkout; `bridge` from PYTHONPATH when given (an older checkout).
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-from bench.locomo import load
-from bridge.importer.service import import_transcripts
+from bench.locomo import imported, load
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
-from bridge.runtime import open_bridge
-from bridge.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,12 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     data, _, questions = load(args.data)
-    with tempfile.TemporaryDirectory() as tmp:
-        vault = Path(tmp) / "vault"
-        vault.mkdir()
-        bridge = open_bridge(Settings(vault=vault, state_dir=Path(tmp) / "state"))
-        import_transcripts(bridge.store, data)
-        bridge.sync()
+    with imported(data) as bridge:
         for n in range(1, args.rounds + 1):
             engine = QueryEngine(bridge.index, StatusOnlyLifecycle(), bridge.engine.params)
             cpu: list[float] = []
@@ -58,7 +49,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"round {n}: {len(questions)} queries, p50 CPU {statistics.median(cpu):.2f} ms, "
                 f"wall {statistics.median(wall):.2f} ms, load {os.getloadavg()[0]:.2f}"
             )
-        bridge.close()
     return 0
 
 
