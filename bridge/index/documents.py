@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,9 +125,6 @@ def _clip(value: str) -> str:
     return value if len(value) <= _MAX_FIELD_CHARS else value[:_MAX_FIELD_CHARS]
 
 
-_json_string = json.encoder.encode_basestring  # a JSON string literal, non-ASCII kept
-
-
 def _section_flags(heading: str) -> int:
     section = heading.rsplit(" > ", 1)[-1].strip().lower()
     return FLAG_METADATA if section in METADATA_SECTIONS else 0
@@ -148,8 +144,8 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     neighbours) per block.
 
     Empty and `None` values are left out, `flags` only when set. This is the indexing hot path
-    (a document per block, twice): each document is made in one call from a dict, and a
-    block's stored `meta` (its text and position, JSON) is written without a JSON encoder.
+    (a document per block, twice): each document is made in one call from a dict. Nothing is
+    stored: a block's text and position live in the block store (`bridge.index.block_store`).
     """
     schema = _schema()
     make = tantivy.Document.from_dict
@@ -176,28 +172,16 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     # A window joins its texts with newlines, which never touch a CJK run or change under
     # NFKC, so its bigrams are its blocks' bigrams in order.
     grams = [" ".join(_bigrams(text)) for text in texts]
-    headings: dict[str, tuple[str, int]] = {}  # heading -> (as JSON, flags): one per section
+    flags_of: dict[str, int] = {}  # heading -> flags: one per section
     for i, block in enumerate(blocks):
         ord_ = block.ord
-        heading = headings.get(block.heading)
-        if heading is None:
-            heading = (_json_string(block.heading), _section_flags(block.heading))
-            headings[block.heading] = heading
-        line = "null" if block.line is None else str(block.line)
-        block_id = "null" if block.block_id is None else _json_string(block.block_id)
-        text = _json_string(block.text)
-        meta = f'{{"t": {text}, "l": {line}, "id": {block_id}, "h": {heading[0]}}}'
+        flags = flags_of.get(block.heading)
+        if flags is None:
+            flags = flags_of[block.heading] = _section_flags(block.heading)
         words = excerpt_words(block.text)
-        fields = {
-            **base,
-            "key": block_key(nid, ord_),
-            "nid": nid,
-            "ord": ord_,
-            "words": words,
-            "meta": meta.encode(),
-        }
-        if heading[1]:
-            fields["flags"] = heading[1]
+        fields = {**base, "key": block_key(nid, ord_), "nid": nid, "ord": ord_, "words": words}
+        if flags:
+            fields["flags"] = flags
         if block.heading:
             fields[HEADING_FIELD] = block.heading
         if block.speaker:

@@ -18,7 +18,8 @@ from bridge.index.analysis import ANALYZER, SPACE
 # 7-8: block and window documents carry the block's excerpt word count (`words`, a fast field):
 # packing an answer's word budget reads it with the hit instead of each block's stored text;
 # block documents index their heading path (`heading`) to find a note's lead block by search.
-SCHEMA_VERSION = 8
+# 9: no stored `meta`: a block's text and position live in the block store (`block_store`).
+SCHEMA_VERSION = 9
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -60,8 +61,6 @@ def build_schema() -> tantivy.Schema:
     for name in (ENTRY_CJK, BLOCK_CJK, WINDOW_CJK):
         b.add_text_field(name, stored=False, tokenizer_name=SPACE, index_option="freq")
     b.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")
-    # A block's text and position, returned as the excerpt.
-    b.add_bytes_field("meta", stored=True, indexed=False, fast=False)
     return b.build()
 
 

@@ -6,10 +6,10 @@ bumps the **generation**, which the query caches use to know that what they hold
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import shutil
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +24,7 @@ from bridge.core.entry import Note
 from bridge.core.relations import LinkResolver
 from bridge.index import analysis
 from bridge.index.analysis import QueryTerms
+from bridge.index.block_store import BlockStore
 from bridge.index.documents import (
     IndexedBlock,
     build_documents,
@@ -106,7 +107,8 @@ class SearchIndex:
         directory.mkdir(parents=True, exist_ok=True)
         self.rebuilt = False
         self.manifest = Manifest(directory / "manifest.sqlite")
-        self.indexes = self._open()
+        self.block_store, texts_kept = _open_block_store(directory / "blocks.sqlite")
+        self.indexes = self._open(texts_kept)
         # Trigger: a cold index. Why: replacing a note's documents starts with a delete term
         # per kind, which tantivy checks against every segment at commit. Outcome: when the
         # index held no document at open, a path without a stamp has nothing to delete (a
@@ -148,16 +150,19 @@ class SearchIndex:
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self) -> dict[str, tantivy.Index]:
-        """The three indexes (entries, blocks, windows); all rebuilt if any is unusable.
+    def _open(self, texts_kept: bool) -> dict[str, tantivy.Index]:
+        """The three indexes (entries, blocks, windows); all rebuilt if any is unusable, or
+        if the block texts they need were lost (`texts_kept` False).
 
-        Each commit writes the three indexes before the manifest, so an index can only be
-        ahead of the manifest after a crash, never behind it: the start-up comparison of the
-        manifest with the files re-indexes whatever was in flight.
+        Each commit writes the three indexes and the block texts before the manifest, so an
+        index can only be ahead of the manifest after a crash, never behind it: the start-up
+        comparison of the manifest with the files re-indexes whatever was in flight.
         """
         folder = self.directory / "tantivy"
         version = self.manifest.get_meta("schema_version")
-        if folder.exists() and version == str(SCHEMA_VERSION):
+        if folder.exists() and version == str(SCHEMA_VERSION) and not texts_kept:
+            log.warning("block texts at %s are missing; rebuilding the index", folder.parent)
+        elif folder.exists() and version == str(SCHEMA_VERSION):
             try:
                 return {kind: self._open_kind(folder / kind, reuse=True) for kind in KINDS}
             except Exception as exc:  # tantivy raises ValueError/OSError variants
@@ -169,6 +174,7 @@ class SearchIndex:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         self.manifest.clear()
+        self.block_store.clear()
         self.manifest.set_meta("schema_version", str(SCHEMA_VERSION))
         self.rebuilt = True
         return {kind: self._open_kind(folder / kind, reuse=False) for kind in KINDS}
@@ -194,6 +200,7 @@ class SearchIndex:
                 self._committer.shutdown()
                 self._committer = None
             self.manifest.close()
+            self.block_store.close()
 
     def _get_writers(self) -> dict[str, tantivy.IndexWriter]:
         if len(self._writers) < len(KINDS):
@@ -331,6 +338,7 @@ class SearchIndex:
             for writer in writers.values():
                 writer.delete_documents_by_term("path", path)
         docs = build_documents(nid, note, blocks)
+        self.block_store.replace(nid, blocks, fresh=not delete)
         writers["entries"].add_document(docs.entry)
         for doc in docs.blocks:
             writers["blocks"].add_document(doc)
@@ -359,6 +367,7 @@ class SearchIndex:
                 return False
             for writer in self._get_writers().values():
                 writer.delete_documents_by_term("path", path)
+            self.block_store.remove(stamp.nid)
             self._docs_dirty = True
             self._paths.pop(stamp.nid, None)
             self._path_changed(path, added=False)
@@ -382,6 +391,7 @@ class SearchIndex:
                 return False
             if self._docs_dirty and self._writers:
                 self._commit_writers()  # all three before the manifest (see `_open`)
+                self.block_store.commit()  # the texts, before a searcher can find them
                 for kind in KINDS:
                     self.indexes[kind].reload()
                 self._searchers = {k: index.searcher() for k, index in self.indexes.items()}
@@ -657,24 +667,24 @@ class SearchIndex:
         wanted = [k for k in wanted if k not in out]
         if not wanted:
             return out
-        searcher = self._searchers["blocks"]
-        query = self._should([self._term("key", block_key(n, o)) for n, o in wanted])
-        result = searcher.search(query, len(wanted), count=False)
-        addresses = [address for _, address in result.hits]
-        nids = searcher.fast_field_values("nid", addresses)
-        ords = searcher.fast_field_values("ord", addresses)
         if len(known) > _BLOCK_TEXT_CACHE:
             known.clear()  # a cache, bounded
-        for address, nid, ord_ in zip(addresses, nids, ords, strict=True):
-            raw = searcher.doc(address).get_first("meta")
-            if raw is None or nid is None or ord_ is None:
-                continue
-            meta = json.loads(bytes(raw).decode())
-            key = (int(nid), int(ord_))
-            out[key] = known[key] = IndexedBlock(
-                int(ord_), meta["t"], meta.get("l"), meta.get("id"), meta.get("h", ""), None
-            )
+        for key, block in self.block_store.get(wanted).items():
+            out[key] = known[key] = block
         return out
+
+
+def _open_block_store(path: Path) -> tuple[BlockStore, bool]:
+    """The block store, and whether it kept its texts: False when it was missing or
+    unreadable (it is then made anew, empty, and the index must be rebuilt)."""
+    existed = path.exists()
+    try:
+        return BlockStore(path), existed
+    except sqlite3.DatabaseError as exc:
+        log.warning("block texts at %s are unreadable (%s); starting them anew", path, exc)
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    return BlockStore(path), False
 
 
 _SMALL_COMMIT = 64  # notes: a commit of at most this many overlaps its three writers

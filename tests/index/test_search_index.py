@@ -61,7 +61,7 @@ def test_offline_move_is_reported_as_a_move(template_vault: Path, tmp_path: Path
     index.close()
 
 
-@pytest.mark.parametrize("damage", ["delete", "corrupt"])
+@pytest.mark.parametrize("damage", ["delete", "corrupt", "texts deleted", "texts corrupt"])
 def test_a_damaged_index_is_rebuilt_from_the_files(
     template_vault: Path, tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -70,8 +70,13 @@ def test_a_damaged_index_is_rebuilt_from_the_files(
     reconcile(store, index)
     index.close()
     folder = tmp_path / "index" / "tantivy"
+    texts = tmp_path / "index" / "blocks.sqlite"
     if damage == "delete":
         shutil.rmtree(folder)
+    elif damage == "texts deleted":
+        texts.unlink()
+    elif damage == "texts corrupt":
+        texts.write_bytes(b"\x00garbage" * 1000)
     else:
         for file in folder.rglob("*"):
             if file.is_file():
@@ -81,12 +86,19 @@ def test_a_damaged_index_is_rebuilt_from_the_files(
     assert index.rebuilt
     if damage == "corrupt":
         assert "rebuilding from the files" in caplog.text
+    if damage.startswith("texts"):
+        assert "rebuilding the index" in caplog.text
     report = reconcile(store, index)
     assert len(report.added) == 18
     from bridge.index.analysis import query_terms
 
     hits = index.search_entries(query_terms("jwt expiry"), 5)
     assert index.path_of(hits[0].nid) == "engineering/auth/jwt_expiry.md"
+    # The excerpts are back too: every block of the note has its text.
+    nid = hits[0].nid
+    record = index.records([nid])[nid]
+    texts_now = index.blocks((nid, o) for o in range(record.blocks))
+    assert len(texts_now) == record.blocks and any("expir" in b.text for b in texts_now.values())
     index.close()
 
 
