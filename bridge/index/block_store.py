@@ -56,7 +56,7 @@ class BlockStore:
         try:
             self._writer.execute("PRAGMA journal_mode=WAL")
             self._writer.execute("PRAGMA synchronous=NORMAL")
-            self._writer.executescript(_SCHEMA)
+            self._writer.executescript(_SCHEMA)  # takes no lock when the table exists
             self._reader.execute("SELECT 1 FROM blocks LIMIT 1").fetchall()  # fails if damaged
         except sqlite3.DatabaseError:
             self._writer.close()

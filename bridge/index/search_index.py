@@ -680,6 +680,8 @@ def _open_block_store(path: Path) -> tuple[BlockStore, bool]:
     existed = path.exists()
     try:
         return BlockStore(path), existed
+    except sqlite3.OperationalError:
+        raise  # locked or not openable: not damage, and not ours to delete
     except sqlite3.DatabaseError as exc:
         log.warning("block texts at %s are unreadable (%s); starting them anew", path, exc)
     for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):

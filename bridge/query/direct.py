@@ -1,9 +1,9 @@
 """Tier 2's answer: the best note(s) handed to the composer with their blocks and term weights.
 
 The retrieval packs only the blocks that won the word budget; a readable answer needs the whole
-note in reading order, so the note's blocks are fetched from the index (stored text, no file
-read). Terms are weighted by inverse note frequency: "token" in a vault about tokens says less
-than "rotate".
+note in reading order, so the note's blocks are fetched from the index's block texts (no
+file read, no parse). Terms are weighted by inverse note frequency: "token" in a vault about
+tokens says less than "rotate".
 """
 
 from __future__ import annotations

@@ -90,3 +90,27 @@ def test_a_crash_mid_batch_loses_no_text_and_serves_none_half_written(
     assert report.changed == [NOTE]
     assert "the tapir clause" in _texts(reopened, NOTE)
     reopened.close()
+
+
+def test_a_second_opener_waits_for_nothing_and_deletes_nothing(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    """A second `serve` on the vault opens the index while the first stages a batch (it is
+    then refused at the writer lock): it must neither block on nor wipe the first's texts."""
+    store = VaultStore(template_vault)
+    first = SearchIndex(tmp_path / "index")
+    reconcile(store, first)
+    before = _texts(first, NOTE)
+    note = template_vault / NOTE
+    note.write_text(note.read_text() + "\nA staged line about the okapi tier.\n")
+    file = store.read(NOTE)
+    first.upsert(file, file.parse())  # a batch staged, its write transaction open
+
+    second = SearchIndex(tmp_path / "index")
+    assert not second.rebuilt and _texts(second, NOTE) == before
+    second.block_store.close()
+    second.manifest.close()
+
+    first.commit()
+    assert "okapi tier" in _texts(first, NOTE)
+    first.close()
