@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple, cast
 
@@ -77,9 +76,9 @@ class ScoredHits(NamedTuple):
     flagged: set[tuple[int, int]]
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
-    """What the manifest knows of a file without reading it."""
+class FileStamp(NamedTuple):
+    """What the manifest knows of a file without reading it (a tuple: one per note is made
+    at every start-up, see `NoteRecord`)."""
 
     nid: int
     size: int
@@ -355,7 +354,7 @@ class SearchIndex:
             self._stamps[path] = FileStamp(stamp.nid, size, mtime_ns, stamp.hash)
             rec = self._records.get(stamp.nid)
             if rec is not None:
-                touched = replace(rec, size=size, mtime_ns=mtime_ns)
+                touched = rec._replace(size=size, mtime_ns=mtime_ns)
                 self.manifest.apply([touched], [], {})
                 self._mirror([touched], [])
 
