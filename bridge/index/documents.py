@@ -23,6 +23,7 @@ from bridge.index.schema import (
     WINDOW_FIELD,
     block_key,
     build_schema,
+    speaker_id,
 )
 
 _MAX_FIELD_CHARS = 2_000_000  # a pathological note must not blow up one document
@@ -184,8 +185,9 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
             fields["flags"] = flags
         if block.heading:
             fields[HEADING_FIELD] = block.heading
-        if block.speaker:
-            fields["speaker"] = block.speaker
+        said = speaker_id(block.speaker) if block.speaker else 0
+        if said:
+            fields["speaker"] = said
         if texts[i]:
             fields[BLOCK_FIELD] = _clip(texts[i])
         if grams[i]:
@@ -193,6 +195,8 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         out.blocks.append(make(fields, schema))
         lo, hi = max(0, i - 1), i + 2
         fields = {**base, "nid": nid, "ord": ord_, "words": words}
+        if said:
+            fields["speaker"] = said
         window = "\n".join(texts[lo:hi])
         if window:
             fields[WINDOW_FIELD] = _clip(window)

@@ -8,6 +8,8 @@ taken over ~60x more documents than entries, and every term's IDF over the wrong
 
 from __future__ import annotations
 
+import hashlib
+
 import tantivy
 
 from bridge.index.analysis import ANALYZER, SPACE
@@ -19,7 +21,9 @@ from bridge.index.analysis import ANALYZER, SPACE
 # packing an answer's word budget reads it with the hit instead of each block's stored text;
 # block documents index their heading path (`heading`) to find a note's lead block by search.
 # 9: no stored `meta`: a block's text and position live in the block store (`block_store`).
-SCHEMA_VERSION = 9
+# 10: a transcript turn's speaker is a fast field (`speaker_id`), read with the hits: the named
+# speaker's turns are found without a second, speaker-filtered search.
+SCHEMA_VERSION = 10
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -60,8 +64,16 @@ def build_schema() -> tantivy.Schema:
     b.add_text_field(HEADING_FIELD, stored=False, tokenizer_name=ANALYZER, index_option="basic")
     for name in (ENTRY_CJK, BLOCK_CJK, WINDOW_CJK):
         b.add_text_field(name, stored=False, tokenizer_name=SPACE, index_option="freq")
-    b.add_text_field("speaker", stored=False, tokenizer_name="raw", index_option="basic")
+    # The speaker of a transcript turn (`speaker_id`; absent: not a turn), on block documents.
+    b.add_unsigned_field("speaker", stored=False, indexed=False, fast=True)
     return b.build()
+
+
+def speaker_id(name: str) -> int:
+    """A speaker's (lower-cased) name as a non-zero 64-bit number, the same in every process
+    (Python's `hash` of a string is not)."""
+    digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") or 1
 
 
 def block_key(nid: int, ord_: int) -> str:

@@ -89,17 +89,15 @@ class Retriever:
         if terms.empty:
             return Retrieval([], self._evidence(terms, [], scope), 0)
         entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        found = self.index.block_scores(terms, p.block_limit, scope=scope)
-        around = self.index.window_scores(terms, p.window_limit, scope)
+        speaker = self._named_speaker(terms)
+        found = self.index.block_scores(terms, p.block_limit, scope, speaker)
+        around = self.index.window_scores(terms, p.window_limit, scope, speaker)
         blocks, windows = found.scores, around.scores
         words = around.words | found.words  # every candidate's excerpt words
         entries = {h.nid: h.score for h in entry_hits}
-        speaker_blocks: set[BlockKey] = set()
-        speaker = self._named_speaker(terms)
-        if speaker is not None:
-            speaker_blocks = set(self.index.block_scores(terms, p.block_limit, speaker, scope)[0])
+        spoken = found.spoken | around.spoken  # the named speaker's turns among candidates
         relation_blocks = found.flagged  # FLAG_METADATA is the only flag
-        combined = block_scores(blocks, windows, entries, rp, speaker_blocks, relation_blocks)
+        combined = block_scores(blocks, windows, entries, rp, spoken, relation_blocks)
         self._add_lead_blocks(combined, entry_hits)
 
         # Note-level relevance: the entry's BM25, else its best block's.
