@@ -108,7 +108,10 @@ def compose_answer(
         about = sum(weights.get(t, 0.0) for t in wanted & set(analyze(note.title)))
         lead = True
         for b, (heading, text) in enumerate(note.blocks):
-            found = _units(n, b, heading, text, wanted, weights, named, analyze)
+            # A block without a query term gives pieces worth nothing (only the opening one
+            # can gain from the title): those are not cut at all, most blocks of a long note.
+            keep_silent = lead and about > 0
+            found = _units(n, b, heading, text, wanted, weights, named, analyze, keep_silent)
             rank = note.ranked.get(b, 0.0)
             if rank:
                 found = [replace(u, score=u.score * (1.0 + RANK_SHARE * rank)) for u in found]
@@ -120,7 +123,13 @@ def compose_answer(
     worth = [u for u in units if u.score > 0 and u.score >= MIN_SHARE * best]
     chosen = _choose(worth, max_words)
     if not chosen:  # found by its title or path alone: the note's opening words
-        chosen = _lead([u for u in units if u.note == 0 and u.kind != "code"], max_words)
+        opening = [
+            unit
+            for b, (heading, text) in enumerate(notes[0].blocks)
+            for unit in _units(0, b, heading, text, wanted, weights, named, analyze, True)
+            if unit.kind != "code"
+        ]
+        chosen = _lead(opening, max_words)
     return _parts(chosen, notes)
 
 
@@ -182,7 +191,10 @@ def _units(
     weights: Mapping[str, float],
     named: frozenset[str],
     analyze: Callable[[str], list[str]],
+    keep_silent: bool,
 ) -> list[_Unit]:
+    """The block's pieces with their worth; with `keep_silent` False, none from a block that
+    carries no query term (each would be worth 0)."""
     section = heading.rsplit(" > ", 1)[-1].strip().lower() if heading else ""
     if section in METADATA_SECTIONS:
         return []
@@ -195,10 +207,12 @@ def _units(
         return [_Unit(note, block, 0, heading, text.rstrip(), "code", word_count(text), score)]
     if section in CODE_SECTIONS:
         return []
-    kind, pieces = _pieces(text)
     # A piece's terms are among its block's: a block without a query term gives pieces worth
     # nothing, without analysing each sentence (most blocks of a long note).
     carries = bool(wanted.intersection(analyze(text)))
+    if not carries and not keep_silent:
+        return []
+    kind, pieces = _pieces(text)
     units = []
     for i, piece in enumerate(pieces):
         score = (
