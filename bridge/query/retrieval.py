@@ -114,8 +114,9 @@ class Retriever:
             if nid in records
         }
         # Cut-off on direct hits, then one hop along relations from the best of them.
-        kept = set(above_cutoff(note_score, rp.cutoff))
-        ranked = sorted(((n, note_score[n]) for n in kept), key=lambda kv: -kv[1])
+        best_first = above_cutoff(note_score, rp.cutoff)
+        kept = set(best_first)
+        ranked = [(n, note_score[n]) for n in best_first]
         referrer: dict[int, int] = {}
         for joined in expand_relations(ranked, self._related(ranked, records, scope), rp):
             note_score[joined.target] = max(note_score.get(joined.target, 0.0), joined.score)
@@ -128,11 +129,12 @@ class Retriever:
         # Block priority: the block's relevance (half for blocks of notes that only joined
         # through a relation); then the lifecycle reorders near-equals (DESIGN 3), by each
         # note's lifecycle value, used once per note.
-        priority: dict[BlockKey, float] = {}
-        for key, score in combined.items():
-            nid = key[0]
-            if nid in kept and nid in records:
-                priority[key] = score * (rp.relation_factor if nid in referrer else 1.0)
+        allowed = kept.intersection(records)
+        priority = {key: score for key, score in combined.items() if key[0] in allowed}
+        if referrer:
+            for key in priority:
+                if key[0] in referrer:
+                    priority[key] *= rp.relation_factor
         by_relevance = sorted(priority, key=priority.__getitem__, reverse=True)  # stable
         # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
         # lifecycle reorders the head (and the near-equals just below it); the tail stays in
