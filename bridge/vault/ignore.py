@@ -6,7 +6,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 DEFAULT_EXCLUDE = ("templates/**", "attachments/**")
 TEMP_MARKER = ".vb-tmp-"
@@ -21,22 +21,32 @@ class IgnoreRules:
 
     exclude: Sequence[str] = DEFAULT_EXCLUDE
 
+    @cached_property
+    def _excluded(self) -> Callable[[str], re.Match[str] | None]:
+        return _excluded(tuple(self.exclude))
+
     def ignores_dir(self, rel_dir: str) -> bool:
         """True for folders never descended into: dot folders and excluded trees."""
-        if "/." in "/" + rel_dir:  # a segment starting with a dot
+        if rel_dir.startswith(".") or "/." in rel_dir:  # a segment starting with a dot
             return True
-        return _excluded(tuple(self.exclude))(rel_dir + "/") is not None
+        return self._excluded(rel_dir + "/") is not None
 
     def ignores(self, rel_path: str) -> bool:
-        """True for files that are not notes: non-Markdown, hidden, temp, conflict copies..."""
+        """True for files that are not notes: non-Markdown, hidden, temp, conflict copies...
+
+        Asked for every file of a start-up walk: the cheap tests come first, and the sync
+        conflict pattern runs only on a name that says "conflict" (the `.icloud` stubs it
+        also matches are not `.md` files).
+        """
         name = rel_path.rsplit("/", 1)[-1]
-        if not name.lower().endswith(".md") or TEMP_MARKER in name:
+        lower = name.lower()
+        if not lower.endswith(".md") or TEMP_MARKER in name:
             return True
-        if "/." in "/" + rel_path:
+        if rel_path.startswith(".") or "/." in rel_path:
             return True
-        if _SYNC_CONFLICT.search(name):
+        if "conflict" in lower and _SYNC_CONFLICT.search(name):
             return True
-        return _excluded(tuple(self.exclude))(rel_path) is not None
+        return self._excluded(rel_path) is not None
 
 
 _NOTHING = re.compile(r"(?!)")  # matches nothing: no exclude pattern
