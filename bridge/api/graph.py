@@ -38,7 +38,7 @@ class GraphCache:
         with self._lock:
             if self._snapshot is not None and self._snapshot.generation == generation:
                 return self._snapshot
-            records = {r.path: r for r in self.index.manifest.all()}
+            records = {r.path: r for r in self.index.all_records()}
             resolver = self.index.link_resolver()
             edges: list[tuple[str, str]] = []
             backlinks: dict[str, list[str]] = {}

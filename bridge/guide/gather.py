@@ -86,7 +86,7 @@ def gather_guide(
     snapshot); read from the index otherwise.
     """
     now = now or datetime.now(UTC)
-    notes = note_facts(bridge, bridge.index.manifest.all() if records is None else records, now)
+    notes = note_facts(bridge, bridge.index.all_records() if records is None else records, now)
     summaries = {}
     for note in rank(notes)[:top]:
         file = _read(bridge, note.path)

@@ -251,6 +251,16 @@ class SearchIndex:
             self._scope_sizes[key] = size
         return size
 
+    def all_records(self) -> list[NoteRecord]:
+        """Every note's record as of the last commit, from memory.
+
+        The graph, the tree and the guide want them all; reading them from the manifest file
+        took 0.75 s at 100,000 notes, after every write. Taken under the index lock: a commit
+        updates them in place.
+        """
+        with self._lock:
+            return list(self._records.values())
+
     def records(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
         """Manifest records of the given notes as of the last commit (unknown ids left out)."""
         known = self._records

@@ -287,7 +287,7 @@ class LocalBackend:
             raise BackendError(f"depth must be 1 to 10, not {depth}")
         from bridge.overviews import folder_overview
 
-        records = {r.path: r for r in self.bridge.index.manifest.all()}
+        records = {r.path: r for r in self.bridge.index.all_records()}
         tree = TreeNode.model_validate(folder_tree(records, root, depth)).model_dump(mode="json")
         return {**tree, "overview": folder_overview(self.bridge, root).to_json()}
 
