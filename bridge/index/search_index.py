@@ -234,6 +234,10 @@ class SearchIndex:
     def path_of(self, nid: int) -> str | None:
         return self._paths.get(nid)
 
+    def document_count(self, kind: str) -> int:
+        """Documents in one of the three indexes (as of the last commit)."""
+        return int(self._searchers[kind].num_docs)
+
     def note_count(self, scope: str | None = None) -> int:
         """Notes in the vault, or under the folder `scope` (as of the last commit)."""
         if scope is None:

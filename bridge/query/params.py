@@ -15,6 +15,9 @@ class EngineParams:
     entry_limit: int = 100
     block_limit: int = 400
     window_limit: int = 400
+    # From this many window documents the window search runs on a thread beside the entry
+    # and block searches (`Retriever`): worth it on a large index only.
+    overlap_windows: int = 500_000
     default_budget: int = 500
     llm_budget_words: int = 1500
     answer_words: int = 120

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bridge.core.entry import Entry, Relation, render_entry
+from bridge.query.engine import QueryEngine
+from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.runtime import Bridge
 from bridge.vault.store import VaultStore
 from tests.conftest import open_test_bridge, write_entries
@@ -336,3 +340,22 @@ def test_fuzzy_cache_never_answers_a_question_about_something_else(big_bridge: B
     assert any(s.path.startswith("databases/redis/") for s in other.sources)
     padded = engine.query("replication lag postgres primary zorblaxian")  # unknown extra word
     assert padded.tier == 1 and padded.sources == first.sources
+
+
+def test_the_window_search_on_a_thread_gives_the_same_results(bridge: Bridge) -> None:
+    """A large index searches windows on a thread beside the other two searches; the threshold
+    is lowered here so this small vault takes that path too."""
+    params = bridge.engine.params
+    alone = QueryEngine(bridge.index, StatusOnlyLifecycle(), params)
+    beside = QueryEngine(bridge.index, StatusOnlyLifecycle(), replace(params, overlap_windows=0))
+    for question in (
+        "How long do JWT access tokens live?",
+        "rollback runbook after a bad deploy",
+        "seat caps on the team plan",
+        "who is on call for incidents",
+    ):
+        a, b = alone.search(question), beside.search(question)
+        assert a.sources and [s.model_dump() for s in a.sources] == [
+            s.model_dump() for s in b.sources
+        ]
+    assert any(t.name.startswith("window-search") for t in threading.enumerate())
