@@ -55,6 +55,7 @@ class Bridge:
     def close(self) -> None:
         if isinstance(self.engine.lifecycle, StateLifecycle):
             self.engine.lifecycle.close()  # queued accesses are not lost on exit
+        self.engine.retriever.close()
         self.index.close()
         self.lifecycle.db.close()
 

@@ -90,6 +90,10 @@ class Retriever:
         # and an MCP or CLI caller may query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
 
+    def close(self) -> None:
+        """Stop the window-search threads (a query still running finishes first)."""
+        self._searches.shutdown(wait=True)
+
     def retrieve(
         self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
     ) -> Retrieval:

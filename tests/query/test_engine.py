@@ -359,3 +359,5 @@ def test_the_window_search_on_a_thread_gives_the_same_results(bridge: Bridge) ->
             s.model_dump() for s in b.sources
         ]
     assert any(t.name.startswith("window-search") for t in threading.enumerate())
+    beside.retriever.close()
+    assert not any(t.name.startswith("window-search") for t in threading.enumerate())
