@@ -23,16 +23,24 @@ from pathlib import Path
 
 from bridge.index.documents import IndexedBlock
 
+# A block names its heading path by its place in its note's list of headings (`headings`,
+# keyed like blocks by note id << 32 | place): the path repeated on every block row was 22% of
+# the file (7.3 of 33 MB at 10,000 notes).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS blocks (
     key INTEGER PRIMARY KEY,
     line INTEGER,
     block_id TEXT,
-    heading TEXT NOT NULL,
+    heading INTEGER NOT NULL,
     text TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS headings (key INTEGER PRIMARY KEY, text TEXT NOT NULL);
 """
 _COLUMNS = "key, line, block_id, heading, text"
+_SELECT = (
+    "SELECT b.key, b.line, b.block_id, h.text, b.text FROM blocks AS b "
+    "JOIN headings AS h ON h.key = ((b.key >> 32) << 32) + b.heading "
+)
 _SHIFT = 32
 _MAX_ORD = (1 << _SHIFT) - 1
 _CHUNK = 500  # keys per SELECT: under SQLite's bound-parameter limit
@@ -57,7 +65,7 @@ class BlockStore:
             self._writer.execute("PRAGMA journal_mode=WAL")
             self._writer.execute("PRAGMA synchronous=NORMAL")
             self._writer.executescript(_SCHEMA)  # takes no lock when the table exists
-            self._reader.execute("SELECT 1 FROM blocks LIMIT 1").fetchall()  # fails if damaged
+            self._reader.execute(f"{_SELECT} LIMIT 1").fetchall()  # fails if damaged or old
         except sqlite3.DatabaseError:
             self._writer.close()
             self._reader.close()
@@ -81,14 +89,22 @@ class BlockStore:
 
     def replace(self, nid: int, blocks: Iterable[IndexedBlock], fresh: bool = False) -> None:
         """Stage a note's blocks in place of the ones it had (`fresh`: it had none)."""
-        rows = [(_key(nid, b.ord), b.line, b.block_id, b.heading, b.text) for b in blocks]
+        places: dict[str, int] = {}  # heading path -> its place among the note's
+        place = places.setdefault
+        rows = [
+            (_key(nid, b.ord), b.line, b.block_id, place(b.heading, len(places)), b.text)
+            for b in blocks
+        ]
+        headings = [(_key(nid, place), heading) for heading, place in places.items()]
         with self._write_lock:
             self._begin()
             if not fresh:
                 self._delete(nid)
             self._writer.executemany(
-                f"INSERT OR REPLACE INTO blocks({_COLUMNS}) VALUES(?,?,?,?,?)",
-                rows,
+                f"INSERT OR REPLACE INTO blocks({_COLUMNS}) VALUES(?,?,?,?,?)", rows
+            )
+            self._writer.executemany(
+                "INSERT OR REPLACE INTO headings(key, text) VALUES(?,?)", headings
             )
 
     def remove(self, nid: int) -> None:
@@ -98,9 +114,9 @@ class BlockStore:
             self._delete(nid)
 
     def _delete(self, nid: int) -> None:
-        self._writer.execute(
-            "DELETE FROM blocks WHERE key BETWEEN ? AND ?", (_key(nid, 0), _key(nid, _MAX_ORD))
-        )
+        span = (_key(nid, 0), _key(nid, _MAX_ORD))
+        self._writer.execute("DELETE FROM blocks WHERE key BETWEEN ? AND ?", span)
+        self._writer.execute("DELETE FROM headings WHERE key BETWEEN ? AND ?", span)
 
     def commit(self) -> None:
         """Make the staged changes visible to readers (a no-op when nothing is staged)."""
@@ -110,12 +126,16 @@ class BlockStore:
                 self._staging = False
 
     def clear(self) -> None:
-        """Forget every block (the index is being rebuilt)."""
+        """Forget every block (the index is being rebuilt); the tables are made anew, so a
+        changed layout takes effect."""
         with self._write_lock:
             if self._staging:
                 self._writer.execute("ROLLBACK")
                 self._staging = False
-            self._writer.execute("DELETE FROM blocks")
+            self._writer.execute("DROP TABLE IF EXISTS blocks")
+            self._writer.execute("DROP TABLE IF EXISTS headings")
+            self._writer.execute("VACUUM")  # the file shrinks: freed pages are not kept
+            self._writer.executescript(_SCHEMA)
 
     # -- reading (any thread) ----------------------------------------------------------------
 
@@ -127,7 +147,7 @@ class BlockStore:
             for start in range(0, len(wanted), _CHUNK):
                 chunk = wanted[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
-                sql = f"SELECT {_COLUMNS} FROM blocks WHERE key IN ({marks})"
+                sql = f"{_SELECT} WHERE b.key IN ({marks})"
                 for key, line, block_id, heading, text in self._reader.execute(sql, chunk):
                     nid, ord_ = key >> _SHIFT, key & _MAX_ORD
                     out[(nid, ord_)] = IndexedBlock(ord_, text, line, block_id, heading, None)

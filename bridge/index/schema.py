@@ -23,7 +23,8 @@ from bridge.index.analysis import ANALYZER, SPACE
 # 9: no stored `meta`: a block's text and position live in the block store (`block_store`).
 # 10: a transcript turn's speaker is a fast field (`speaker_id`), read with the hits: the named
 # speaker's turns are found without a second, speaker-filtered search.
-SCHEMA_VERSION = 10
+# 11: the block store keeps each note's heading paths once (`block_store`).
+SCHEMA_VERSION = 11
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
