@@ -193,4 +193,5 @@ class Manifest:
         """Forget every note; the table is made anew, so a changed layout takes effect."""
         with self._lock:
             self._db.execute("DROP TABLE IF EXISTS notes")
+            self._db.execute("VACUUM")  # the file shrinks: freed pages are not kept
             self._db.executescript(_SCHEMA)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from bridge.core import lifecycle
 from bridge.core.maturity import StatusMapping
@@ -14,9 +13,9 @@ from bridge.core.ranking import LifecycleFacts
 from bridge.state.lifecycle_store import LifecycleStore
 
 
-@dataclass(frozen=True)
-class NoteRef:
-    """What the lifecycle needs to know about a ranked note without reading it."""
+class NoteRef(NamedTuple):
+    """What the lifecycle needs to know about a ranked note without reading it (a tuple: a
+    query makes one for each of up to a few hundred notes)."""
 
     path: str
     status: str | None
