@@ -313,21 +313,28 @@ def tier1_variant(text: str, tokens: int, rng: Any) -> str:
     return " ".join([*words, extra])
 
 
+def _warm_bridge(vault: Path, state: Path, warmup: list[str]) -> Any:
+    """A synced bridge that has searched the warm-up questions: first-use costs (the link
+    resolver, the index's caches) are not tier-2 latency. No query cache is involved."""
+    from bridge.runtime import open_bridge
+
+    bridge = open_bridge(_settings(vault, state))
+    bridge.sync()
+    for text in warmup:
+        bridge.engine.search(text)
+    return bridge
+
+
 def measure_queries(
     vault: Path, state: Path, chosen: list[list[Any]], warmup: list[str]
 ) -> dict[str, Any]:
     """Tier 2, 0 and 1 latency in-process on a warm bridge (access recording included)."""
     import random
 
-    from bridge.runtime import open_bridge
-
     load_before = load_average()
     memory = MemoryWatch()
-    bridge = open_bridge(_settings(vault, state))
-    bridge.sync()
+    bridge = _warm_bridge(vault, state, warmup)
     engine = bridge.engine
-    for text in warmup:
-        engine.search(text)  # no cache involved: first-use costs are not tier 2 latency
     memory.sample()
 
     def timed(text: str) -> tuple[float, Any]:
@@ -392,16 +399,11 @@ def measure_paired(
     """
     import tantivy
 
-    from bridge.runtime import open_bridge
-
     if not (raw_index / "meta.json").exists():
         raise SystemExit(f"no raw index in {raw_index}: run the raw step first")
     load_before = load_average()
-    bridge = open_bridge(_settings(vault, state))
-    bridge.sync()
+    bridge = _warm_bridge(vault, state, warmup)
     engine = bridge.engine
-    for text in warmup:
-        engine.search(text)
     ask, _ = raw_asker(tantivy.Index.open(str(raw_index)))
     for text in warmup[:10]:
         ask(text)
