@@ -56,7 +56,7 @@ def build_schema() -> tantivy.Schema:
     b.add_unsigned_field("ord", stored=False, indexed=False, fast=True)
     b.add_unsigned_field("flags", stored=False, indexed=False, fast=True)
     # The (centre) block's words as an excerpt counts them: the budget is packed from hits
-    # alone, and only the blocks it keeps are read from the stored documents.
+    # alone, and only the blocks it keeps are read from the block store.
     b.add_unsigned_field("words", stored=False, indexed=False, fast=True)
     # Text fields keep frequencies only: the engine issues no phrase queries, and positions
     # would roughly double the index.

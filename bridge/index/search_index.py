@@ -148,8 +148,8 @@ class SearchIndex:
         self._resolver: tuple[int, LinkResolver] | None = None
         # Per generation: a term's scoped IDF boost, and how many documents a folder holds.
         self._scope_weights: dict[tuple[int, str, str, str, str], float] = {}
-        # Stored block texts of this generation: the same turns and paragraphs are packed
-        # into answer after answer, and each read is a document fetch and a JSON decode.
+        # Block texts of this generation: the same turns and paragraphs are packed into
+        # answer after answer, and each miss is a query of the block store.
         self._block_texts: tuple[int, dict[tuple[int, int], IndexedBlock]] = (-1, {})
         self._scope_sizes: dict[tuple[int, str, str], int] = {}
 
@@ -690,7 +690,7 @@ class SearchIndex:
         ]
 
     def blocks(self, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], IndexedBlock]:
-        """Stored text and position of blocks, by (note id, ordinal)."""
+        """Text and position of blocks, by (note id, ordinal), from the block store."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}

@@ -167,7 +167,7 @@ class Retriever:
         order = lifecycle_order(head_blocks, priority, block_values, rp) + by_relevance[head:]
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
         chosen = pack(self._resolved(order, words, priority, terms), words, budget, min_left=3)
-        texts = self.index.blocks(chosen)  # the stored text of the packed blocks only
+        texts = self.index.blocks(chosen)  # the text of the packed blocks only
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
         for nid in sorted(referrer, key=lambda n: -note_score[n]):
