@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -98,55 +99,55 @@ def test_an_unknown_word_that_would_make_the_question_ood_is_not_served_from_cac
         assert [s.path for s in padded.sources] == [s.path for s in fresh.sources]
 
 
-def test_a_note_is_found_by_its_title_alone(tmp_path: Path) -> None:
+@contextmanager
+def notes_bridge(tmp_path: Path, notes: dict[str, str]) -> Iterator[Bridge]:
+    """A bridge on a vault holding just these notes (path -> text)."""
     vault = tmp_path / "vault"
-    (vault / "travel").mkdir(parents=True)
-    (vault / "travel" / "trip.md").write_text(
-        "# Zanzibar\n\nWe stayed three nights and took the ferry back on Tuesday.\n"
-    )
-    (vault / "travel" / "other.md").write_text("# Lisbon\n\nTrams and custard tarts.\n")
+    for path, text in notes.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text)
     bridge = open_test_bridge(vault, tmp_path / "state")
     try:
+        yield bridge
+    finally:
+        bridge.close()
+
+
+def test_a_note_is_found_by_its_title_alone(tmp_path: Path) -> None:
+    notes = {
+        "travel/trip.md": "# Zanzibar\n\nWe stayed three nights and took the ferry back on "
+        "Tuesday.\n",
+        "travel/other.md": "# Lisbon\n\nTrams and custard tarts.\n",
+    }
+    with notes_bridge(tmp_path, notes) as bridge:
         found = bridge.engine.search("Zanzibar")
         assert [s.path for s in found.sources] == ["travel/trip.md"]
         assert "ferry back on Tuesday" in found.sources[0].excerpt
         answered = bridge.engine.query("zanzibar")
         assert answered.sources and answered.sources[0].path == "travel/trip.md"
-    finally:
-        bridge.close()
 
 
 def test_a_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "handbook.md").write_text(
+    handbook = (
         "# Handbook\n\n## Parking\n\nSpaces are on level two.\n\n"
         "## Kettle etiquette\n\nRefill it when you empty it.\n"
     )
-    bridge = open_test_bridge(vault, tmp_path / "state")
-    try:
+    with notes_bridge(tmp_path, {"handbook.md": handbook}) as bridge:
         found = bridge.engine.search("kettle etiquette")
         assert found.sources[0].path == "handbook.md"
         block = found.sources[0].blocks[0]
         assert block.text == "Refill it when you empty it."
         assert block.heading.endswith("Kettle etiquette")
-    finally:
-        bridge.close()
 
 
 def test_a_title_match_shows_knowledge_not_a_relation_line(tmp_path: Path) -> None:
     """A note found by its title alone leads with its first block of knowledge."""
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "lisbon.md").write_text("# Lisbon\n\nTrams and custard tarts.\n")
-    (vault / "trip.md").write_text(
-        "# Zanzibar\n\n## Relations\n\n- [[lisbon]] the trip before\n\n"
-        "## Days\n\nWe took the ferry back on Tuesday.\n"
-    )
-    bridge = open_test_bridge(vault, tmp_path / "state")
-    try:
+    notes = {
+        "lisbon.md": "# Lisbon\n\nTrams and custard tarts.\n",
+        "trip.md": "# Zanzibar\n\n## Relations\n\n- [[lisbon]] the trip before\n\n"
+        "## Days\n\nWe took the ferry back on Tuesday.\n",
+    }
+    with notes_bridge(tmp_path, notes) as bridge:
         found = bridge.engine.search("zanzibar")
         assert found.sources[0].path == "trip.md"
         assert found.sources[0].blocks[0].text == "We took the ferry back on Tuesday."
-    finally:
-        bridge.close()
