@@ -14,7 +14,11 @@ class EngineParams:
 
     entry_limit: int = 100
     block_limit: int = 400
+    # The window search returns one window per `window_words` words of the budget, at least
+    # `window_floor` and at most `window_limit` (`Retriever.window_count`).
     window_limit: int = 400
+    window_words: int = 5
+    window_floor: int = 100
     # From this many window documents the window search runs on a thread beside the entry
     # and block searches (`Retriever`): worth it on a large index only.
     overlap_windows: int = 500_000

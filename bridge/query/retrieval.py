@@ -103,16 +103,17 @@ class Retriever:
             return Retrieval([], self._evidence(terms, [], scope), 0)
         speaker = self._named_speaker(terms)
         windows_later = None
+        wanted = self.window_count(budget)
         if self.index.document_count("windows") >= p.overlap_windows:
             windows_later = self._searches.submit(
-                self.index.window_scores, terms, p.window_limit, scope, speaker
+                self.index.window_scores, terms, wanted, scope, speaker
             )
         entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
         found = self.index.block_scores(terms, p.block_limit, scope, speaker)
         if windows_later is not None:
             around = windows_later.result()
         else:
-            around = self.index.window_scores(terms, p.window_limit, scope, speaker)
+            around = self.index.window_scores(terms, wanted, scope, speaker)
         blocks, windows = found.scores, around.scores
         words = around.words | found.words  # every candidate's excerpt words
         entries = {h.nid: h.score for h in entry_hits}
@@ -179,6 +180,22 @@ class Retriever:
         shown = {s.path for s in sources}
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
         return Retrieval(sources, self._evidence(terms, entry_hits, scope), used)
+
+    def window_count(self, budget: int) -> int:
+        """How many windows the window search returns for a budget of `budget` words.
+
+        Trigger: the window search returned 400 windows for every query, and turning them
+        into candidates was a third of a LoCoMo query. Why: a window only adds 0.4 x its
+        normalised score, so the windows far down its list lend little, and only as many
+        blocks as the budget holds (~B/20) are packed. Outcome: one window per 5 budget
+        words, at least 100, at most `window_limit` (400): 100 at the default 500 words,
+        400 from 2,000. Measured on LoCoMo dev (recall@200/500/1000 71.0/80.3/84.7 with
+        400 windows; 70.9/80.6/84.7 with 100; 25 to 400 all within 0.5 at 500 words), but
+        with 100 at every budget recall@2000 fell 0.4 points: hence the scaling
+        (docs/benchmarks.md, "Issue 13, fourth pass").
+        """
+        p = self.params
+        return min(p.window_limit, max(p.window_floor, budget // max(1, p.window_words)))
 
     def _add_lead_blocks(self, combined: dict[BlockKey, float], entry_hits: Sequence[Hit]) -> None:
         """A note found by its title, path or a heading alone still gets an excerpt.

@@ -361,3 +361,15 @@ def test_the_window_search_on_a_thread_gives_the_same_results(bridge: Bridge) ->
     assert any(t.name.startswith("window-search") for t in threading.enumerate())
     beside.retriever.close()
     assert not any(t.name.startswith("window-search") for t in threading.enumerate())
+
+
+def test_the_window_search_returns_as_many_windows_as_the_budget_can_use(bridge: Bridge) -> None:
+    """One window per 5 budget words, at least 100, at most the configured limit (400)."""
+    retriever = bridge.engine.retriever
+    counts = [retriever.window_count(b) for b in (10, 500, 1000, 1500, 2000, 100_000)]
+    assert counts == [100, 100, 200, 300, 400, 400]
+    capped = QueryEngine(
+        bridge.index, StatusOnlyLifecycle(), replace(bridge.engine.params, window_limit=50)
+    )
+    assert capped.retriever.window_count(2000) == 50
+    capped.retriever.close()
