@@ -130,6 +130,7 @@ def block_scores(
     params: RankingParams,
     speaker_blocks: Collection[BlockKey] = (),
     relation_blocks: Collection[BlockKey] = (),
+    notes: Collection[int] | None = None,
 ) -> dict[BlockKey, float]:
     """The block-ranking rule: block + 0.4 window + 0.5 entry, then + 0.4 best neighbour.
 
@@ -144,6 +145,12 @@ def block_scores(
     the question's partner turn outranked the named speaker's answer. Outcome: the whole score
     of the speaker's own turns is boosted, as the retrieval study measured it (LoCoMo dev @500:
     +1.2 points).
+
+    With `notes`, only the blocks of those notes are scored. A block's score depends on its
+    own note's blocks and on the three searches' top scores only, so each score is the same
+    either way; the caller that keeps only the blocks of the notes above the cut-off (a
+    third of the candidates on LoCoMo) need not score the rest. Scores come in the order
+    the searches found the blocks (block hits first), so equal scores keep the search's order.
     """
     # Each search normalised by its own top score: folded into the weights, not new dicts.
     top_b, top_w, top_e = (max(m.values(), default=0.0) for m in (blocks, windows, entries))
@@ -151,17 +158,23 @@ def block_scores(
     ww = params.window_weight / top_w if top_w > 0 else 0.0
     ew = params.entry_weight / top_e if top_e > 0 else 0.0
     nw, boost = params.neighbour_weight, params.speaker_boost
-    candidates = set(blocks) if top_b > 0 else set()
+    found: dict[BlockKey, None] = dict.fromkeys(blocks) if top_b > 0 else {}
     if top_w > 0:
-        candidates.update(windows)
+        found.update(dict.fromkeys(windows))
+    if notes is None:
+        candidates = list(found)
+        related = relation_blocks
+    else:
+        candidates = [k for k in found if k[0] in notes]
+        related = [k for k in relation_blocks if k[0] in notes]
     # Each candidate's first stage (and a Relations block's, which counts half even as a
-    # neighbour), computed once, without a function call per key: this runs over ~800
-    # candidates a query. A neighbour neither search found has only its entry part, the same
+    # neighbour), computed once, without a function call per key: this runs over a few
+    # hundred candidates a query. A neighbour neither search found has only its entry part, the same
     # as the candidate's own (one note): it needs no entry of its own here.
     bget, wget, eget = blocks.get, windows.get, entries.get
-    scored = candidates.union(relation_blocks)
+    scored = set(candidates).union(related)
     stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in scored}
-    for key in scored.intersection(relation_blocks):
+    for key in related:
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}
     sget = stage1.get

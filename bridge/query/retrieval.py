@@ -119,15 +119,18 @@ class Retriever:
         entries = {h.nid: h.score for h in entry_hits}
         spoken = found.spoken | around.spoken  # the named speaker's turns among candidates
         relation_blocks = found.flagged  # FLAG_METADATA is the only flag
-        combined = block_scores(blocks, windows, entries, rp, spoken, relation_blocks)
-        self._add_lead_blocks(combined, entry_hits)
+        # The notes of the candidates (the blocks either search found), and the notes found
+        # by their entry alone, which lend their entry part to a lead block.
+        found_notes = {nid for nid, _ in blocks}
+        found_notes.update(nid for nid, _ in windows)
+        leads = self._lead_notes(entry_hits, found_notes)
 
         # Note-level relevance: the entry's BM25, else its best block's.
         raw: dict[int, float] = dict(entries)
         for (nid, _), score in blocks.items():
             if nid not in entries:
                 raw[nid] = max(raw.get(nid, 0.0), score)
-        for nid, _ in combined:
+        for nid in found_notes:
             raw.setdefault(nid, 0.0)
         records = self.index.records(raw)
         note_score = {
@@ -150,9 +153,15 @@ class Retriever:
 
         # Block priority: the block's relevance (half for blocks of notes that only joined
         # through a relation); then the lifecycle reorders near-equals (DESIGN 3), by each
-        # note's lifecycle value, used once per note.
+        # note's lifecycle value, used once per note. Only the blocks of the notes kept are
+        # scored: the cut-off has dropped the others.
         allowed = kept.intersection(records)
-        priority = {key: score for key, score in combined.items() if key[0] in allowed}
+        priority = block_scores(
+            blocks, windows, entries, rp, spoken, relation_blocks, notes=allowed
+        )
+        for nid, score in leads.items():
+            if nid in allowed:
+                priority[(nid, _LEAD)] = score
         if referrer:
             for key in priority:
                 if key[0] in referrer:
@@ -197,7 +206,7 @@ class Retriever:
         p = self.params
         return min(p.window_limit, max(p.window_floor, budget // max(1, p.window_words)))
 
-    def _add_lead_blocks(self, combined: dict[BlockKey, float], entry_hits: Sequence[Hit]) -> None:
+    def _lead_notes(self, entry_hits: Sequence[Hit], found_notes: set[int]) -> dict[int, float]:
         """A note found by its title, path or a heading alone still gets an excerpt.
 
         Trigger: "# Zanzibar" over an unrelated body matches the entry search, but no block
@@ -207,18 +216,20 @@ class Retriever:
         Which block that is takes two searches (`SearchIndex.lead_block`), so the note enters
         the ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
         (`_resolved`): at 10,000 notes, choosing it for every such note up front read 76
-        stored blocks a query, a third of its time.
+        stored blocks a query, a third of its time. Returns each such note's entry part
+        (its placeholder's priority), for the top entry hits no block of which was found.
         """
         if not entry_hits:
-            return
-        found = {nid for nid, _ in combined}
+            return {}
         top = max(h.score for h in entry_hits)
         if top <= 0:
-            return
+            return {}
         weight = self.params.ranking.entry_weight
-        for hit in entry_hits[:_LEAD_NOTES]:
-            if hit.nid not in found:
-                combined[(hit.nid, _LEAD)] = weight * hit.score / top
+        return {
+            hit.nid: weight * hit.score / top
+            for hit in entry_hits[:_LEAD_NOTES]
+            if hit.nid not in found_notes
+        }
 
     def _resolved(
         self,

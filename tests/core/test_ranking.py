@@ -98,6 +98,40 @@ def test_speaker_boost_and_relations_damping() -> None:
     assert boosted[(2, 0)] == pytest.approx(plain[(2, 0)] * 0.5)
 
 
+_KEYS = st.tuples(st.integers(0, 5), st.integers(0, 6))
+_SCORES = st.floats(0.01, 50.0)
+
+
+@given(
+    blocks=st.dictionaries(_KEYS, _SCORES, max_size=25),
+    windows=st.dictionaries(_KEYS, _SCORES, max_size=25),
+    entries=st.dictionaries(st.integers(0, 5), _SCORES, max_size=6),
+    spoken=st.sets(_KEYS, max_size=8),
+    relations=st.sets(_KEYS, max_size=8),
+    notes=st.sets(st.integers(0, 5)),
+)
+def test_scoring_the_kept_notes_only_gives_them_the_same_scores(
+    blocks: dict[tuple[int, int], float],
+    windows: dict[tuple[int, int], float],
+    entries: dict[int, float],
+    spoken: set[tuple[int, int]],
+    relations: set[tuple[int, int]],
+    notes: set[int],
+) -> None:
+    """The engine scores only the blocks of the notes above the cut-off; each must score
+    exactly what it scores among all candidates, in the same order."""
+    relations &= set(blocks)  # only block hits carry the Relations flag
+    every = block_scores(blocks, windows, entries, P, spoken, relations)
+    kept = block_scores(blocks, windows, entries, P, spoken, relations, notes=notes)
+    assert list(kept.items()) == [(k, v) for k, v in every.items() if k[0] in notes]
+
+
+def test_equal_scores_keep_the_order_the_searches_found_them_in() -> None:
+    blocks = {(3, 4): 2.0, (1, 9): 2.0, (2, 0): 2.0}  # a tie, in the block search's order
+    windows = {(5, 1): 1.0}  # found by the window search only: after the block hits
+    assert list(block_scores(blocks, windows, {}, P)) == [(3, 4), (1, 9), (2, 0), (5, 1)]
+
+
 def test_the_speaker_boost_applies_after_the_neighbour_step() -> None:
     """The named speaker's answer, not the partner's question next to it, gets the boost."""
     question, answer = (1, 0), (1, 1)  # the partner asks, the named speaker answers
