@@ -14,6 +14,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from functools import partial
+from itertools import compress
+from operator import eq
 from pathlib import Path
 from typing import NamedTuple, cast
 
@@ -531,15 +534,15 @@ class SearchIndex:
 
     def _run(self, kind: str, query: tantivy.Query, limit: int) -> list[Hit]:
         searcher = self._searchers[kind]
-        result = searcher.search(query, limit, count=False)
-        if not result.hits:
+        hits = searcher.search(query, limit, count=False).hits  # built anew on each access
+        if not hits:
             return []
-        addresses = [address for _, address in result.hits]
+        addresses = [address for _, address in hits]
         nids = searcher.fast_field_values("nid", addresses)
         ords = searcher.fast_field_values("ord", addresses)
         return [
             Hit(int(n), int(o), float(score))
-            for (score, _), n, o in zip(result.hits, nids, ords, strict=True)
+            for (score, _), n, o in zip(hits, nids, ords, strict=True)
             if n is not None and o is not None
         ]
 
@@ -568,23 +571,23 @@ class SearchIndex:
         than tantivy's own search. The words (a fast field) let packing run on the hits alone.
         """
         searcher = self._searchers[kind]
-        result = searcher.search(query, limit, count=False)
-        if not result.hits:
+        # `hits` is a new list of tuples on each access: 400 of them cost as much as the
+        # search itself, so it is read once.
+        hits = searcher.search(query, limit, count=False).hits
+        if not hits:
             return _no_hits()
-        scores, addresses = zip(*result.hits, strict=True)
+        scores, addresses = zip(*hits, strict=True)
         docs = list(addresses)
         nids = searcher.fast_field_values("nid", docs)
         ords = searcher.fast_field_values("ord", docs)
         keys = cast("list[tuple[int, int]]", list(zip(nids, ords, strict=True)))
         flagged: set[tuple[int, int]] = set()
-        if flags:
-            values = searcher.fast_field_values("flags", docs)
-            flagged = {k for k, f in zip(keys, values, strict=True) if f}
+        if flags:  # the blocks whose flags are set (a missing value is None)
+            flagged = set(compress(keys, searcher.fast_field_values("flags", docs)))
         spoken: set[tuple[int, int]] = set()
         if speaker is not None:
-            wanted = speaker_id(speaker)
             said = searcher.fast_field_values("speaker", docs)
-            spoken = {k for k, v in zip(keys, said, strict=True) if v == wanted}
+            spoken = set(compress(keys, map(partial(eq, speaker_id(speaker)), said)))
         found = dict(zip(keys, cast("tuple[float, ...]", scores), strict=True))
         counts = cast("list[int]", searcher.fast_field_values("words", docs))
         words = dict(zip(keys, counts, strict=True))
