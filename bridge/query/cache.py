@@ -77,7 +77,15 @@ class QueryCache:
             shared: Counter[str] = Counter()
             for token in tokens:
                 shared.update(self._holding.get(token, ()))
-            for key, common in shared.most_common():
+            # Jaccard is at most common / len(tokens) (a cached query made of shared tokens
+            # only): those sharing fewer tokens cannot reach the threshold and are not sorted.
+            # A common word (a speaker's name) is held by hundreds of cached queries.
+            need = self.fuzzy_threshold * len(tokens)
+            likely = sorted(
+                ((key, common) for key, common in shared.items() if common >= need),
+                key=lambda item: -item[1],
+            )
+            for key, common in likely:
                 entry = self._entries[key]
                 size = len(entry.tokens)
                 if entry.generation != generation or size < 2:

@@ -1,0 +1,48 @@
+"""Tier 1 picks the most similar cached question, and only one similar enough."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bridge.query.cache import QueryCache
+from bridge.query.models import QueryResult
+
+_WORDS = st.sampled_from(["caroline", "melanie", "paint", "art", "show", "camp", "dog", "ski"])
+_QUERY = st.frozensets(_WORDS, min_size=1, max_size=6)
+
+
+def _answer(name: str) -> QueryResult:
+    return QueryResult(query=name, answer=None, tier=2, latency_ms=0.0, ood=False, generation=0)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b)
+
+
+@given(cached=st.lists(_QUERY, max_size=30), asked=_QUERY)
+def test_the_fuzzy_match_is_the_most_similar_cached_question(
+    cached: list[frozenset[str]], asked: frozenset[str]
+) -> None:
+    cache = QueryCache(capacity=100, fuzzy_threshold=0.6)
+    prefix = QueryCache.options_prefix((500, 10, None))
+    for n, tokens in enumerate(cached):
+        cache.put(f"{prefix}{n}", tokens, 0, _answer(" ".join(sorted(tokens))))
+    found = cache.fuzzy(asked, prefix, 0)
+    eligible = [t for t in cached if len(t) >= 2 and _jaccard(t, asked) >= 0.6]
+    if len(asked) < 2 or not eligible:
+        assert found is None
+        return
+    assert found is not None
+    best = max(_jaccard(t, asked) for t in eligible)
+    assert _jaccard(frozenset(found.query.split()), asked) == best
+
+
+def test_a_cached_answer_of_another_generation_or_other_options_is_never_taken() -> None:
+    cache = QueryCache()
+    mine, other = QueryCache.options_prefix((500, 10, None)), QueryCache.options_prefix((200,))
+    tokens = frozenset({"caroline", "paint", "art"})
+    cache.put(f"{other}a", tokens, 0, _answer("other options"))
+    cache.put(f"{mine}b", tokens, 1, _answer("older generation"))
+    assert cache.fuzzy(tokens, mine, 2) is None
+    assert cache.fuzzy(tokens, mine, 1) is not None
