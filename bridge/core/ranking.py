@@ -158,15 +158,16 @@ def block_scores(
     ww = params.window_weight / top_w if top_w > 0 else 0.0
     ew = params.entry_weight / top_e if top_e > 0 else 0.0
     nw, boost = params.neighbour_weight, params.speaker_boost
-    found: dict[BlockKey, None] = dict.fromkeys(blocks) if top_b > 0 else {}
+    # Block hits first, then the blocks only the window search found; each once.
+    found = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []
     if top_w > 0:
-        found.update(dict.fromkeys(windows))
-    if notes is None:
-        candidates = list(found)
-        related = relation_blocks
-    else:
-        candidates = [k for k in found if k[0] in notes]
-        related = [k for k in relation_blocks if k[0] in notes]
+        found += [
+            k
+            for k in windows
+            if (notes is None or k[0] in notes) and (top_b <= 0 or k not in blocks)
+        ]
+    candidates = found
+    related = relation_blocks if notes is None else [k for k in relation_blocks if k[0] in notes]
     # Each candidate's first stage (and a Relations block's, which counts half even as a
     # neighbour), computed once, without a function call per key: this runs over a few
     # hundred candidates a query. A neighbour neither search found has only its entry part, the same
