@@ -159,14 +159,13 @@ def block_scores(
     ew = params.entry_weight / top_e if top_e > 0 else 0.0
     nw, boost = params.neighbour_weight, params.speaker_boost
     # Block hits first, then the blocks only the window search found; each once.
-    found = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []
+    candidates = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []
     if top_w > 0:
-        found += [
+        candidates += [
             k
             for k in windows
             if (notes is None or k[0] in notes) and (top_b <= 0 or k not in blocks)
         ]
-    candidates = found
     related = relation_blocks if notes is None else [k for k in relation_blocks if k[0] in notes]
     # Each candidate's first stage (and a Relations block's, which counts half even as a
     # neighbour), computed once, without a function call per key: this runs over a few

@@ -200,15 +200,15 @@ class Retriever:
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
 
-        Trigger: the window search returned 400 windows for every query, and turning them
-        into candidates was a third of a LoCoMo query. Why: a window only adds 0.4 x its
+        Trigger: the window search returned 400 windows for every query, each one a
+        candidate to turn into a map entry and rank. Why: a window only adds 0.4 x its
         normalised score, so the windows far down its list lend little, and only as many
         blocks as the budget holds (~B/20) are packed. Outcome: one window per 5 budget
         words, at least 100, at most `window_limit` (400): 100 at the default 500 words,
-        400 from 2,000. Measured on LoCoMo dev (recall@200/500/1000 71.0/80.3/84.7 with
-        400 windows; 70.9/80.6/84.7 with 100; 25 to 400 all within 0.5 at 500 words), but
-        with 100 at every budget recall@2000 fell 0.4 points: hence the scaling
-        (docs/benchmarks.md, "Issue 13, fourth pass").
+        400 from 2,000; a LoCoMo query 17% faster. Measured on LoCoMo dev (recall@200/500/1000
+        71.0/80.3/84.7 with 400 windows; 70.9/80.6/84.7 with 100; 25 to 400 all within 0.5 at
+        500 words), but with 100 at every budget recall@2000 fell 0.4 points: hence the
+        scaling (docs/benchmarks.md, "Issue 13, fourth pass").
         """
         p = self.params
         return min(p.window_limit, max(p.window_floor, budget // max(1, p.window_words)))
