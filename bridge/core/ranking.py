@@ -6,7 +6,7 @@ lifecycle facts from the state database; nothing here knows where those come fro
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -121,6 +121,55 @@ def lifecycle_order(
             at -= 1
         out.insert(at, key)
     return out
+
+
+def lifecycle_stream(
+    ranked: Sequence[K],
+    relevance: Mapping[K, float],
+    values_of: Callable[[Sequence[K]], Mapping[K, float]],
+    params: RankingParams,
+    chunk: int = 32,
+) -> Iterator[K]:
+    """`lifecycle_order`, yielded lazily: lifecycle values are asked for `chunk` results at
+    a time, and a result is yielded as soon as no result still to come can move above it.
+
+    Trigger: lifecycle facts (a state-database read per batch of notes) were read for the
+    whole head a budget might reach, ~125 blocks, and packing stopped after 20-40 of them.
+    Why it is exact: results come in descending relevance, and a result moves up only past
+    results at most `lifecycle_tolerance` more relevant than itself; once the next result's
+    relevance x (1 + tolerance) is below a placed result's, nothing still to come can pass it,
+    nor anything before it. Outcome: the same order as `lifecycle_order` (a property test),
+    with the values of only as many chunks as the consumer (packing) pulls.
+    """
+    tolerance, margin = params.lifecycle_tolerance, params.lifecycle_margin
+    if tolerance <= 0:
+        yield from ranked
+        return
+    pending: list[K] = []  # placed, not final yet
+    values: dict[K, float] = {}
+    for start in range(0, len(ranked), chunk):
+        part = ranked[start : start + chunk]
+        values.update(values_of(part))
+        for key in part:  # as in `lifecycle_order`
+            ceiling = relevance[key] * (1.0 + tolerance)
+            value = values[key]
+            at = len(pending)
+            while at > 0:
+                before = pending[at - 1]
+                if relevance[before] > ceiling or values[before] + margin >= value:
+                    break
+                at -= 1
+            pending.insert(at, key)
+        if start + chunk >= len(ranked):
+            break
+        bound = relevance[ranked[start + chunk]] * (1.0 + tolerance)
+        final = 0
+        for i, key in enumerate(pending):
+            if relevance[key] > bound:
+                final = i + 1
+        yield from pending[:final]
+        del pending[:final]
+    yield from pending
 
 
 def block_scores(

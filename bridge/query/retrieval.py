@@ -8,10 +8,11 @@ applies them in order (docs/query.md, "Ranking").
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import chain
 
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
@@ -20,7 +21,7 @@ from bridge.core.ranking import (
     above_cutoff,
     block_scores,
     expand_relations,
-    lifecycle_order,
+    lifecycle_stream,
     lifecycle_value,
     normalised_relevance,
     pack,
@@ -176,12 +177,19 @@ class Retriever:
         by_relevance = sorted(priority, key=priority.__getitem__, reverse=True)  # stable
         # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
         # lifecycle reorders the head (and the near-equals just below it); the tail stays in
-        # relevance order, so lifecycle facts are read for the head's notes only.
+        # relevance order. The head's order is made as packing pulls it, so lifecycle facts
+        # are read for the notes of the blocks it reaches (and the near-equals below them).
         head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
-        head_blocks = by_relevance[:head]
-        values = self._lifecycle_values({n: records[n] for n in {k[0] for k in head_blocks}})
-        block_values = {block: values[block[0]] for block in head_blocks}
-        order = lifecycle_order(head_blocks, priority, block_values, rp) + by_relevance[head:]
+        note_values: dict[int, float] = {}
+
+        def values_of(part: Sequence[BlockKey]) -> dict[BlockKey, float]:
+            new = {k[0]: records[k[0]] for k in part if k[0] not in note_values}
+            note_values.update(self._lifecycle_values(new) if new else {})
+            return {k: note_values[k[0]] for k in part}
+
+        order = chain(
+            lifecycle_stream(by_relevance[:head], priority, values_of, rp), by_relevance[head:]
+        )
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
         chosen = pack(self._resolved(order, words, priority, terms), words, budget, min_left=3)
         texts = self.index.blocks(chosen)  # the text of the packed blocks only
@@ -240,7 +248,7 @@ class Retriever:
 
     def _resolved(
         self,
-        order: Sequence[BlockKey],
+        order: Iterable[BlockKey],
         words: dict[BlockKey, int],
         priority: dict[BlockKey, float],
         terms: QueryTerms,

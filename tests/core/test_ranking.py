@@ -14,6 +14,7 @@ from bridge.core.ranking import (
     block_scores,
     expand_relations,
     lifecycle_order,
+    lifecycle_stream,
     lifecycle_value,
     normalised_relevance,
     pack,
@@ -75,6 +76,46 @@ def test_a_clearly_more_relevant_result_is_never_passed(items: list[tuple[float,
         for b in keys:
             if relevance[a] > relevance[b] * (1 + P.lifecycle_tolerance):
                 assert position[a] < position[b], (a, b)
+
+
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from([0.5, 0.9, 0.95, 0.97, 1.0, 2.0]), st.floats(0.0, 1.0)),
+        max_size=60,
+    ),
+    chunk=st.integers(1, 9),
+)
+def test_the_lazy_lifecycle_order_is_the_lifecycle_order(
+    rows: list[tuple[float, float]], chunk: int
+) -> None:
+    """Results yielded chunk by chunk, values asked for lazily: the same order as at once."""
+    keys = sorted(range(len(rows)), key=lambda k: -rows[k][0])  # descending relevance
+    relevance = {k: rows[k][0] for k in keys}
+    values = {k: rows[k][1] for k in keys}
+    asked: list[int] = []
+
+    def values_of(part: list[int]) -> dict[int, float]:
+        asked.extend(part)
+        return {k: values[k] for k in part}
+
+    lazy = list(lifecycle_stream(keys, relevance, values_of, P, chunk))
+    assert lazy == lifecycle_order(keys, relevance, values, P)
+    assert sorted(asked) == sorted(keys)  # each asked for once
+
+
+def test_the_lazy_lifecycle_order_reads_values_only_as_far_as_it_is_consumed() -> None:
+    keys = list(range(100))
+    relevance = {k: 100.0 - k for k in keys}  # steps of 1 on ~50-100: never within 5% twice
+    asked: list[int] = []
+
+    def values_of(part: list[int]) -> dict[int, float]:
+        asked.extend(part)
+        return dict.fromkeys(part, 0.5)
+
+    stream = lifecycle_stream(keys, relevance, values_of, P, chunk=10)
+    first = [next(stream) for _ in range(5)]
+    assert first == [0, 1, 2, 3, 4]
+    assert asked == list(range(10))  # one chunk of values, not the whole list
 
 
 def test_block_score_combines_block_window_entry_and_neighbour() -> None:
