@@ -111,16 +111,28 @@ def lifecycle_order(
         return list(ranked)
     out: list[K] = []
     for key in ranked:
-        ceiling = relevance[key] * (1.0 + tolerance)
-        value = lifecycle[key]
-        at = len(out)
-        while at > 0:
-            before = out[at - 1]
-            if relevance[before] > ceiling or lifecycle[before] + margin >= value:
-                break
-            at -= 1
-        out.insert(at, key)
+        _place(out, key, relevance, lifecycle, tolerance, margin)
     return out
+
+
+def _place(
+    out: list[K],
+    key: K,
+    relevance: Mapping[K, float],
+    lifecycle: Mapping[K, float],
+    tolerance: float,
+    margin: float,
+) -> None:
+    """Put `key` (less relevant than every result in `out`) as far up as the rule lets it go."""
+    ceiling = relevance[key] * (1.0 + tolerance)
+    value = lifecycle[key]
+    at = len(out)
+    while at > 0:
+        before = out[at - 1]
+        if relevance[before] > ceiling or lifecycle[before] + margin >= value:
+            break
+        at -= 1
+    out.insert(at, key)
 
 
 def lifecycle_stream(
@@ -150,16 +162,8 @@ def lifecycle_stream(
     for start in range(0, len(ranked), chunk):
         part = ranked[start : start + chunk]
         values.update(values_of(part))
-        for key in part:  # as in `lifecycle_order`
-            ceiling = relevance[key] * (1.0 + tolerance)
-            value = values[key]
-            at = len(pending)
-            while at > 0:
-                before = pending[at - 1]
-                if relevance[before] > ceiling or values[before] + margin >= value:
-                    break
-                at -= 1
-            pending.insert(at, key)
+        for key in part:
+            _place(pending, key, relevance, values, tolerance, margin)
         if start + chunk >= len(ranked):
             break
         bound = relevance[ranked[start + chunk]] * (1.0 + tolerance)
