@@ -222,8 +222,8 @@ def block_scores(
     related = relation_blocks if notes is None else [k for k in relation_blocks if k[0] in notes]
     # Each candidate's first stage (and a Relations block's, which counts half even as a
     # neighbour), computed once, without a function call per key: this runs over a few
-    # hundred candidates a query. A neighbour neither search found has only its entry part, the same
-    # as the candidate's own (one note): it needs no entry of its own here.
+    # hundred candidates a query. A neighbour neither search found has only its entry part,
+    # the same as the candidate's own (one note): it needs no entry of its own here.
     bget, wget, eget = blocks.get, windows.get, entries.get
     scored = set(candidates).union(related)
     stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in scored}

@@ -91,11 +91,12 @@ class Retriever:
         self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
         # On a large index the window search runs beside the entry and block searches:
         # tantivy releases the GIL while it searches, so on a second core they overlap.
-        # Measured (`retrieve` alternated in one process, old and new): 100,000 notes (1.6 M
-        # windows) 6.75 -> 5.87 ms wall for 9% more CPU; 10,000 notes (161,000 windows)
-        # 3.28 -> 3.57 ms, the hand-over costing more than the overlap saves. The threshold
-        # lies between the two, not measured at itself. Two workers: the API's event loop
-        # and an MCP or CLI caller may query at once.
+        # Measured with the thread on and off (`retrieve` alternated in one process; with
+        # 100 windows a query, docs/benchmarks.md "Issue 13, fourth pass"): 100,000 notes
+        # (1.6 M windows) 6.60 -> 5.52 ms wall for 6% more CPU; 10,000 notes (161,000
+        # windows) 3.31 -> 3.33 ms for 11% more CPU. The threshold lies between the two, not
+        # measured at itself. Two workers: the API's event loop and an MCP or CLI caller may
+        # query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
 
     def close(self) -> None:
@@ -184,7 +185,8 @@ class Retriever:
 
         def values_of(part: Sequence[BlockKey]) -> dict[BlockKey, float]:
             new = {k[0]: records[k[0]] for k in part if k[0] not in note_values}
-            note_values.update(self._lifecycle_values(new) if new else {})
+            if new:
+                note_values.update(self._lifecycle_values(new))
             return {k: note_values[k[0]] for k in part}
 
         order = chain(
