@@ -21,6 +21,7 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.install.vault_links import OutsideVaultError
 from bridge.install.vault_setup import Change, Connection, SetupPlan, apply_plan, plan_setup
 from bridge.obsidian_plugin import plugin_source
 from bridge.settings import Settings
@@ -98,6 +99,13 @@ def setup(
         str,
         typer.Option("--config-dir", help="Obsidian's config folder, if you renamed it."),
     ] = ".obsidian",
+    follow_symlinks: Annotated[
+        bool,
+        typer.Option(
+            "--follow-symlinks",
+            help="Write through a symlink under the config folder that leads out of the vault.",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Install or update the Obsidian plugin in an existing vault, and say what comes next.
@@ -115,9 +123,22 @@ def setup(
     if connect:
         url = f"http://{settings.host}:{settings.port or 27182}"
         connection = Connection(url=url, token=_token(settings, create=not dry_run))
-    plan = plan_setup(
-        root, plugin_source(), config_dir=config_dir, connection=connection, allow_downgrade=force
-    )
+    try:
+        plan = plan_setup(
+            root,
+            plugin_source(),
+            config_dir=config_dir,
+            connection=connection,
+            allow_downgrade=force,
+            follow_symlinks=follow_symlinks,
+        )
+    except OutsideVaultError as exc:
+        raise fail(
+            escape(
+                f"{exc}: set-up writes only inside the vault, so nothing was written. Remove "
+                "the link, or run set-up again with --follow-symlinks to write through it."
+            )
+        ) from exc
     with console.status("Reading the vault's notes...", spinner="dots"):
         report = scan_vault(open_store(settings))
     if not dry_run:

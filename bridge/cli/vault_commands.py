@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -23,17 +22,11 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.install.template import copy_template, template_dir
+from bridge.install.vault_links import OutsideVaultError
 from bridge.obsidian_plugin import install_plugin
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
-
-
-def template_dir() -> Path:
-    """The bundled template: packaged in the wheel, or the repository's `vault-template/`."""
-    packaged = Path(__file__).resolve().parents[1] / "_template"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "vault-template"
 
 
 @app.command()
@@ -53,18 +46,12 @@ def init(
         raise fail(f"{target} exists and is not a folder")
     if target.exists() and any(target.iterdir()) and not force:
         raise fail(f"{target} is not empty; use --force to add the template beside its files")
-    created: list[str] = []
-    kept: list[str] = []
-    for file in sorted(p for p in source.rglob("*") if p.is_file()):
-        rel = file.relative_to(source)
-        dest = target / rel
-        if dest.exists():
-            kept.append(rel.as_posix())  # never overwrite a file someone already has
-            continue
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(file, dest)
-        created.append(rel.as_posix())
-    plugin = install_plugin(target)
+    try:
+        copied = copy_template(target, source)
+        plugin = install_plugin(target)
+    except OutsideVaultError as exc:
+        raise fail(f"{exc}: init writes only inside the new vault; remove the link") from exc
+    created, kept = copied.created, copied.kept
     if json_out:
         print_json(
             {
