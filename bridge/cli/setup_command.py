@@ -21,6 +21,7 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.cli.problem_report import problem_sentence
 from bridge.install.vault_links import OutsideVaultError
 from bridge.install.vault_setup import Change, Connection, SetupPlan, apply_plan, plan_setup
 from bridge.obsidian_plugin import plugin_source
@@ -67,7 +68,7 @@ NEW_TOKEN = "<a new token, created when set-up runs>"
 
 
 def _report_json(plan: SetupPlan, report: VaultReport, dry_run: bool) -> dict[str, object]:
-    codes = Counter(p.code for p in report.problems)
+    codes = Counter(p.code for p in report.all_problems())
     return {
         "vault": str(plan.vault),
         "dry_run": dry_run,
@@ -161,13 +162,10 @@ def setup(
         f"The vault holds {summary['notes']} notes ({summary['entries']} entries, "
         f"{summary['folders']} folders, {summary['relations']} relations)."
     )
-    if report.problems:
-        codes = Counter(p.code.replace("_", " ") for p in report.problems)
-        listed = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
-        bad = summary["problem_notes"]
+    sentence = problem_sentence(report)
+    if sentence:
         console.print(
-            f"{bad} {'note has' if bad == 1 else 'notes have'} problems ({listed}): the bridge "
-            "reads around them; `vault-bridge doctor` lists each.",
+            f"{escape(sentence)}: the bridge reads around them; `vault-bridge doctor` lists each.",
             soft_wrap=True,
         )
     if dry_run:
