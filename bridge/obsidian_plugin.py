@@ -66,7 +66,7 @@ def install_plugin(vault: Path, source: Path | None = None) -> PluginInstall:
         )
     apply_plan(plan)
     target = vault / plan.config_dir / "plugins" / PLUGIN_ID
-    enabled = plan.files[-1]
+    enabled = next(f for f in plan.files if f.rel.endswith("/community-plugins.json"))
     if enabled.change == Change.SKIPPED:
         return PluginInstall(
             True,

@@ -71,6 +71,15 @@ def test_a_config_folder_linked_outside_the_vault_is_refused(
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
 
 
+def test_a_plugin_folder_that_links_to_itself_is_refused(
+    vault: Path, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / PLUGIN).symlink_to(vault / PLUGIN)
+    assert main(["setup", "--vault", str(vault)]) == 2
+    assert "a loop" in capsys.readouterr().err
+    assert json.loads((vault / ENABLED).read_text()) == ["dataview", "obsidian-git"]
+
+
 def test_follow_symlinks_writes_through_the_link_when_asked(
     vault: Path, built: Path, outside: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
