@@ -33,8 +33,8 @@ $(PLUGIN)/main.js: $(PLUGIN_DEPS) $(PLUGIN_SRC) $(PLUGIN)/esbuild.config.mjs $(P
 plugin: $(PLUGIN)/main.js
 
 ## Set up, copy vault-template/ to ./run-vault once, and run the bridge on it.
+## (bridge.obsidian_plugin creates the vault when it is missing and installs the built plugin.)
 run: setup plugin
-	@test -d $(RUN_VAULT) || $(BIN)/vault-bridge init $(RUN_VAULT)
 	@$(BIN)/python -m bridge.obsidian_plugin $(RUN_VAULT)
 	$(BIN)/vault-bridge serve --vault $(RUN_VAULT)
 

@@ -8,13 +8,21 @@ it. The plugin's own `data.json` (the user's URL and token) is never touched.
 
 from __future__ import annotations
 
-import json
-import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-PLUGIN_ID = "vault-bridge"
-PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")
+from bridge.install.template import copy_template
+from bridge.install.vault_links import OutsideVaultError
+from bridge.install.vault_setup import (
+    PLUGIN_FILES,
+    PLUGIN_ID,
+    Change,
+    apply_plan,
+    plan_setup,
+)
+
+__all__ = ["PLUGIN_FILES", "PLUGIN_ID", "PluginInstall", "install_plugin", "plugin_source"]
 BUILD_HINT = "run `make plugin`, then `vault-bridge init --force DIR` to install it"
 
 
@@ -42,59 +50,57 @@ class PluginInstall:
         }
 
 
-def enable_plugin(vault: Path) -> bool:
-    """Make sure `.obsidian/community-plugins.json` lists the plugin; False if it cannot.
-
-    Trigger: the file is missing, or someone's list lacks the id. Why: Obsidian loads only
-    listed plugins. Outcome: the id is appended; a file that is not a JSON list is left alone.
-    """
-    path = vault / ".obsidian" / "community-plugins.json"
-    try:
-        enabled = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-    except (OSError, ValueError):
-        return False
-    if not isinstance(enabled, list):
-        return False
-    if PLUGIN_ID not in enabled:
-        enabled.append(PLUGIN_ID)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(enabled, indent=2) + "\n", encoding="utf-8")
-    return True
-
-
 def install_plugin(vault: Path, source: Path | None = None) -> PluginInstall:
-    """Copy the built plugin into the vault and enable it; explain when it is not built."""
-    source = source or plugin_source()
-    missing = [name for name in PLUGIN_FILES if not (source / name).is_file()]
-    if missing:
+    """Install the built plugin and enable it, as `vault-bridge setup --force` would.
+
+    The same plan as set-up, so the same rules: only files whose bytes change are written, the
+    enabled list keeps its layout, and a symlink leading out of the vault raises
+    `OutsideVaultError` before anything is written. A newer build replaces an older one
+    (`make run` reinstalls what `make plugin` just built).
+    """
+    plan = plan_setup(vault, source or plugin_source(), allow_downgrade=True)
+    if plan.missing:
+        missing = ", ".join(plan.missing)
         return PluginInstall(
-            False, None, f"the Obsidian plugin is not built ({', '.join(missing)}): {BUILD_HINT}"
+            False, None, f"the Obsidian plugin is not built ({missing}): {BUILD_HINT}"
         )
-    target = vault / ".obsidian" / "plugins" / PLUGIN_ID
-    target.mkdir(parents=True, exist_ok=True)
-    for name in PLUGIN_FILES:
-        shutil.copyfile(source / name, target / name)  # build outputs: always the newest
-    if not enable_plugin(vault):
+    apply_plan(plan)
+    target = vault / plan.config_dir / "plugins" / PLUGIN_ID
+    enabled = next(f for f in plan.files if f.rel.endswith("/community-plugins.json"))
+    if enabled.change == Change.SKIPPED:
         return PluginInstall(
             True,
             target,
-            "installed, but .obsidian/community-plugins.json is not a JSON list: "
+            f"installed, but {enabled.rel} {enabled.why}: "
             f"add {PLUGIN_ID!r} to it or enable the plugin in Obsidian's settings",
         )
     return PluginInstall(True, target, "installed and enabled")
 
 
 def main(argv: list[str]) -> int:
-    """`python -m bridge.obsidian_plugin VAULT`: (re)install the plugin (used by `make run`)."""
+    """`python -m bridge.obsidian_plugin VAULT`: what `make run` does before it serves VAULT.
+
+    A missing VAULT is created from the template (as `init` does), then the built plugin is
+    (re)installed. Each is said once, and no next step is printed: `make run` serves next.
+    """
     if len(argv) != 1:
-        print("usage: python -m bridge.obsidian_plugin VAULT")
+        print("usage: python -m bridge.obsidian_plugin VAULT", file=sys.stderr)
         return 2
-    result = install_plugin(Path(argv[0]))
+    vault = Path(argv[0])
+    try:
+        if not vault.exists():
+            copied = copy_template(vault)
+            print(
+                f"Created a vault at {vault.resolve()} from the template "
+                f"({len(copied.created)} files): open it in Obsidian (Open folder as vault)."
+            )
+        result = install_plugin(vault)
+    except OutsideVaultError as exc:
+        print(f"error: {exc}: nothing was written; remove the link", file=sys.stderr)
+        return 2
     print(f"Obsidian plugin: {result.message}")
     return 0
 
 
 if __name__ == "__main__":
-    import sys
-
     raise SystemExit(main(sys.argv[1:]))

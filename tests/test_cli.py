@@ -77,7 +77,8 @@ def test_doctor_names_every_problem_note(
     before = snapshot(vault)
     code, out = run_json(capsys, "doctor", "--vault", str(vault))
     assert code == 1 and isinstance(out, dict)
-    found = {(p["path"], p["code"]) for p in out["problems"]}
+    found = {(n["path"], p["code"]) for n in out["notes"] for p in n["problems"]}
+    found |= {(n["path"], "unresolved_link") for n in out["notes"] if n["unresolved_links"]}
     assert found == {
         ("malformed_yaml.md", "malformed_frontmatter"),
         ("duplicate_frontmatter.md", "duplicate_frontmatter"),
@@ -88,7 +89,7 @@ def test_doctor_names_every_problem_note(
         ("escape.md", "outside_vault"),
         ("human_formatted.md", "unresolved_link"),
     }
-    assert all(p["message"].startswith(p["path"]) for p in out["problems"])
+    assert all(p["message"].startswith(n["path"]) for n in out["notes"] for p in n["problems"])
     assert snapshot(vault) == before
 
 

@@ -149,7 +149,7 @@ def test_every_command_finishes_names_bad_notes_finds_good_ones_and_changes_noth
 
     code, doctor = cli(hostile, state, "doctor")
     assert code == 1
-    found = {p["path"]: p["code"] for p in doctor["problems"]}
+    found = {n["path"]: p["code"] for n in doctor["notes"] for p in n["problems"]}
     for path, expected in UNREADABLE.items():
         assert found.get(path) == expected, (path, found.get(path))
     for path, (_, expected) in READABLE.items():

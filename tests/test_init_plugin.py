@@ -9,7 +9,7 @@ import pytest
 
 from bridge import obsidian_plugin
 from bridge.cli import main
-from bridge.obsidian_plugin import PLUGIN_FILES, enable_plugin, install_plugin
+from bridge.obsidian_plugin import PLUGIN_FILES, install_plugin
 
 
 def fake_build(folder: Path) -> Path:
@@ -76,15 +76,19 @@ def test_reinstall_updates_the_plugin_but_keeps_its_settings(tmp_path: Path) -> 
     assert settings.read_text() == '{"token": "mine"}'
 
 
-def test_enable_adds_the_id_to_an_existing_list_and_spares_a_broken_file(tmp_path: Path) -> None:
-    plugins = tmp_path / ".obsidian/community-plugins.json"
-    assert enable_plugin(tmp_path)  # no file yet: created
+def test_install_adds_the_id_to_an_existing_list_and_spares_a_broken_file(
+    tmp_path: Path,
+) -> None:
+    build = fake_build(tmp_path / "build")
+    vault = tmp_path / "vault"
+    plugins = vault / ".obsidian/community-plugins.json"
+    assert install_plugin(vault, build).message == "installed and enabled"  # no file: created
     assert json.loads(plugins.read_text()) == ["vault-bridge"]
     plugins.write_text('["dataview"]')
-    assert enable_plugin(tmp_path)
+    install_plugin(vault, build)
     assert json.loads(plugins.read_text()) == ["dataview", "vault-bridge"]
     plugins.write_text('{"not": "a list"}')
-    assert not enable_plugin(tmp_path)
+    assert "is not a JSON list" in install_plugin(vault, build).message
     assert plugins.read_text() == '{"not": "a list"}'
 
 

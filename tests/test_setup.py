@@ -173,7 +173,7 @@ def test_setup_says_what_comes_next(
     assert "vault-bridge service install --vault" in text
     assert "Restricted mode" in text
     assert "vault-bridge mcp-config --client" in text
-    assert "1 note has problems (malformed frontmatter: 1, unresolved link: 2)" in text
+    assert "1 note has problems (malformed frontmatter: 1); 2 unresolved links in 1 note" in text
 
 
 def test_a_config_dir_outside_the_vault_is_refused(

@@ -21,6 +21,8 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.cli.problem_report import problem_sentence
+from bridge.install.vault_links import OutsideVaultError
 from bridge.install.vault_setup import Change, Connection, SetupPlan, apply_plan, plan_setup
 from bridge.obsidian_plugin import plugin_source
 from bridge.settings import Settings
@@ -66,7 +68,7 @@ NEW_TOKEN = "<a new token, created when set-up runs>"
 
 
 def _report_json(plan: SetupPlan, report: VaultReport, dry_run: bool) -> dict[str, object]:
-    codes = Counter(p.code for p in report.problems)
+    codes = Counter(p.code for p in report.all_problems())
     return {
         "vault": str(plan.vault),
         "dry_run": dry_run,
@@ -98,6 +100,13 @@ def setup(
         str,
         typer.Option("--config-dir", help="Obsidian's config folder, if you renamed it."),
     ] = ".obsidian",
+    follow_symlinks: Annotated[
+        bool,
+        typer.Option(
+            "--follow-symlinks",
+            help="Write through a symlink under the config folder that leads out of the vault.",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Install or update the Obsidian plugin in an existing vault, and say what comes next.
@@ -115,9 +124,22 @@ def setup(
     if connect:
         url = f"http://{settings.host}:{settings.port or 27182}"
         connection = Connection(url=url, token=_token(settings, create=not dry_run))
-    plan = plan_setup(
-        root, plugin_source(), config_dir=config_dir, connection=connection, allow_downgrade=force
-    )
+    try:
+        plan = plan_setup(
+            root,
+            plugin_source(),
+            config_dir=config_dir,
+            connection=connection,
+            allow_downgrade=force,
+            follow_symlinks=follow_symlinks,
+        )
+    except OutsideVaultError as exc:
+        raise fail(
+            escape(
+                f"{exc}: set-up writes only inside the vault, so nothing was written. Remove "
+                "the link, or run set-up again with --follow-symlinks to write through it."
+            )
+        ) from exc
     with console.status("Reading the vault's notes...", spinner="dots"):
         report = scan_vault(open_store(settings))
     if not dry_run:
@@ -140,13 +162,10 @@ def setup(
         f"The vault holds {summary['notes']} notes ({summary['entries']} entries, "
         f"{summary['folders']} folders, {summary['relations']} relations)."
     )
-    if report.problems:
-        codes = Counter(p.code.replace("_", " ") for p in report.problems)
-        listed = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
-        bad = summary["problem_notes"]
+    sentence = problem_sentence(report)
+    if sentence:
         console.print(
-            f"{bad} {'note has' if bad == 1 else 'notes have'} problems ({listed}): the bridge "
-            "reads around them; `vault-bridge doctor` lists each.",
+            f"{escape(sentence)}: the bridge reads around them; `vault-bridge doctor` lists each.",
             soft_wrap=True,
         )
     if dry_run:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -23,17 +22,12 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
+from bridge.cli.problem_report import doctor_json, doctor_table, problem_sentence
+from bridge.install.template import copy_template, template_dir
+from bridge.install.vault_links import OutsideVaultError
 from bridge.obsidian_plugin import install_plugin
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
-
-
-def template_dir() -> Path:
-    """The bundled template: packaged in the wheel, or the repository's `vault-template/`."""
-    packaged = Path(__file__).resolve().parents[1] / "_template"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "vault-template"
 
 
 @app.command()
@@ -53,18 +47,12 @@ def init(
         raise fail(f"{target} exists and is not a folder")
     if target.exists() and any(target.iterdir()) and not force:
         raise fail(f"{target} is not empty; use --force to add the template beside its files")
-    created: list[str] = []
-    kept: list[str] = []
-    for file in sorted(p for p in source.rglob("*") if p.is_file()):
-        rel = file.relative_to(source)
-        dest = target / rel
-        if dest.exists():
-            kept.append(rel.as_posix())  # never overwrite a file someone already has
-            continue
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(file, dest)
-        created.append(rel.as_posix())
-    plugin = install_plugin(target)
+    try:
+        copied = copy_template(target, source)
+        plugin = install_plugin(target)
+    except OutsideVaultError as exc:
+        raise fail(f"{exc}: init writes only inside the new vault; remove the link") from exc
+    created, kept = copied.created, copied.kept
     if json_out:
         print_json(
             {
@@ -112,8 +100,9 @@ def status(
         )
         return
     console.print(_status_table(settings, report))
-    if report.problems:
-        console.print(f"{len(report.problems)} problems: run `vault-bridge doctor` for the list.")
+    sentence = problem_sentence(report)
+    if sentence:
+        console.print(f"{escape(sentence)}: run `vault-bridge doctor` for the list.")
 
 
 @app.command()
@@ -123,32 +112,11 @@ def doctor(
     """List every problem note with the reason; exit 1 when there are any."""
     settings = settings_for(vault, state_dir)
     report = scan_vault(open_store(settings))
-    problems = sorted(report.problems, key=lambda p: (p.path, p.code))
+    problems = report.all_problems()
     if json_out:
-        print_json(
-            {
-                "count": len(problems),
-                "problems": [
-                    {
-                        "path": p.path,
-                        "code": p.code,
-                        "message": p.message,
-                        "writes_blocked": p.blocks_writes,
-                    }
-                    for p in problems
-                ],
-            }
-        )
+        print_json(doctor_json(report))
     elif not problems:
         console.print(f"No problems in {len(report.paths)} notes.")
     else:
-        table = Table(title=f"{len(problems)} problems")
-        table.add_column("note")
-        table.add_column("problem")
-        table.add_column("details")
-        for p in problems:
-            message = p.message.removeprefix(f"{p.path}: ")
-            # Rich would eat `[[target]]` as markup: the unresolved link's name vanished.
-            table.add_row(escape(p.path), p.code.replace("_", " "), escape(message))
-        console.print(table)
+        console.print(doctor_table(report))
     raise typer.Exit(EXIT_PROBLEMS if problems else EXIT_OK)

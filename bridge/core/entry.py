@@ -291,6 +291,15 @@ def parse_note(path: str, text: str) -> Note:
                     blocks_writes=False,
                 )
             )
+    elif parts.unclosed:
+        problems.append(
+            Problem(
+                path,
+                "malformed_frontmatter",
+                f"{path}: the frontmatter opened by `---` on line 1 is never closed (no `---` "
+                "line after it); read as plain text until a person adds the closing line",
+            )
+        )
     if not text.strip():
         problems.append(Problem(path, "empty", f"{path}: the note is empty", blocks_writes=False))
     problems += _bad_values(path, meta)

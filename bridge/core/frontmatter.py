@@ -22,6 +22,8 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+# The line after an opening `---` that shows a block was meant: `key:` or `key: value`.
+_KEY_LINE = re.compile(r"[^\s#:\-][^:\r\n]*:(?:[ \t]|\r?$)", re.MULTILINE)
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_ ./+:@-]*$")
 # Limits of what a note's frontmatter may ask the loader to build. Real properties are a few
 # dozen keys; a 314-byte chain of aliases nine deep expands to 43 million values.
@@ -148,10 +150,16 @@ class Split:
     yaml_end: int
     body_start: int
     body_line: int
+    unclosed: bool = False  # a `---` first line, then `key:`, and no closing `---` line
 
 
 def split(text: str) -> Split:
-    """Separate the frontmatter block (if any) from the body. Never raises."""
+    """Separate the frontmatter block (if any) from the body. Never raises.
+
+    A block that is opened and never closed is no block (Obsidian shows such a note as text,
+    so does the index), but `unclosed` says so, for `doctor` to report it. A `---` first line
+    followed by anything but `key:` is a horizontal rule, not a block someone forgot to close.
+    """
     opening = _OPEN.match(text)
     if opening:
         closing = _CLOSE.search(text, opening.end())
@@ -171,7 +179,8 @@ def split(text: str) -> Split:
                 text.count("\n", 0, body_start),
             )
     start = 1 if text.startswith("\ufeff") else 0
-    return Split(False, "", text[start:], 0, 0, start, 0)
+    unclosed = opening is not None and _KEY_LINE.match(text, opening.end()) is not None
+    return Split(False, "", text[start:], 0, 0, start, 0, unclosed=unclosed)
 
 
 # The simple frontmatter most notes have: `key: value` lines whose values are plain scalars or

@@ -6,6 +6,10 @@ folder and `community-plugins.json` are ever written, a file whose bytes would n
 not touched (running set-up twice writes nothing the second time), and the plugin's
 `data.json` (the user's URL and token) changes only when they ask for `--connect`. `--dry-run`
 shows the same plan and writes nothing.
+
+Nothing is read or written through a symlink that leaves the vault unless the person asks for
+it (`follow_symlinks`): the plugin's folder or `.obsidian` linked elsewhere would otherwise put
+our files, or our edit, in a folder they never named.
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ from enum import StrEnum
 from pathlib import Path
 
 from bridge.install.files import write_atomic
-from bridge.obsidian_plugin import PLUGIN_FILES, PLUGIN_ID
+from bridge.install.plugin_list import PluginListError, parse_list, read_list
+from bridge.install.vault_links import escaping_links
+
+PLUGIN_ID = "vault-bridge"
+PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")
 
 
 class Change(StrEnum):
@@ -57,6 +65,7 @@ class SetupPlan:
     config_dir: str
     files: list[PlannedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # plugin files not built
 
     @property
     def writes(self) -> list[PlannedFile]:
@@ -104,24 +113,34 @@ def plan_setup(
     config_dir: str = ".obsidian",
     connection: Connection | None = None,
     allow_downgrade: bool = False,
+    follow_symlinks: bool = False,
 ) -> SetupPlan:
     """Compute what set-up writes in `vault`; read-only.
 
     Refuses nothing silently: a plugin that is not built, a newer plugin already installed
     (say, by BRAT) or a config file that is not the JSON Obsidian writes become warnings and
-    the file is skipped rather than replaced.
+    the file is skipped rather than replaced. A path that leads out of the vault through a
+    symlink raises `OutsideVaultError` before anything is read, unless `follow_symlinks`.
     """
     plan = SetupPlan(vault=vault, config_dir=config_dir)
+    plugin_rel = f"{config_dir}/plugins/{PLUGIN_ID}"
+    owned = [f"{plugin_rel}/{name}" for name in PLUGIN_FILES]
+    owned.append(f"{config_dir}/community-plugins.json")
+    if connection is not None:
+        owned.append(f"{plugin_rel}/data.json")
+    for link in escaping_links(vault, owned):
+        if not follow_symlinks:
+            raise link
+        plan.warnings.append(f"{link}: written through it (--follow-symlinks)")
     config = vault / config_dir
     if not config.is_dir():
         plan.warnings.append(
             f"{config_dir}/ does not exist yet: this folder has not been opened in Obsidian. "
             "Open it with 'Open folder as vault'; the plugin will be waiting there."
         )
-    plugin_rel = f"{config_dir}/plugins/{PLUGIN_ID}"
     installed = vault / plugin_rel
     built = {name: _read(plugin_source / name) for name in PLUGIN_FILES}
-    missing = [name for name, data in built.items() if data is None]
+    plan.missing = missing = [name for name, data in built.items() if data is None]
     if missing:
         plan.warnings.append(
             f"the Obsidian plugin is not built ({', '.join(missing)} missing in {plugin_source}); "
@@ -156,22 +175,24 @@ def plan_setup(
 def _enable(vault: Path, config_dir: str, warnings: list[str]) -> PlannedFile:
     """Obsidian loads only the community plugins listed in `community-plugins.json`."""
     rel = f"{config_dir}/community-plugins.json"
-    current = _read(vault / rel)
-    if current is None:
-        return PlannedFile(rel, Change.CREATE, "enable the plugin", _json_bytes([PLUGIN_ID]))
     try:
-        enabled = json.loads(current)
-    except ValueError:
-        enabled = None
-    if not isinstance(enabled, list):
-        warnings.append(
-            f"{rel} is not a JSON list: left as it is; enable Vault Bridge in "
-            "Settings → Community plugins"
+        current = read_list(vault / rel)
+        if current is None:
+            return PlannedFile(rel, Change.CREATE, "enable the plugin", _json_bytes([PLUGIN_ID]))
+        enabled = parse_list(current)
+    except (PluginListError, OSError) as exc:
+        reason = (
+            str(exc) if isinstance(exc, PluginListError) else f"cannot be read ({exc.strerror})"
         )
-        return PlannedFile(rel, Change.SKIPPED, "not a JSON list")
-    if PLUGIN_ID in enabled:
+        warnings.append(
+            f"{rel} {reason}: left as it is; enable Vault Bridge in Settings → Community plugins"
+        )
+        return PlannedFile(rel, Change.SKIPPED, reason)
+    if PLUGIN_ID in enabled.ids:
         return PlannedFile(rel, Change.UNCHANGED, "already enabled")
-    return PlannedFile(rel, Change.UPDATE, "enable the plugin", _json_bytes([*enabled, PLUGIN_ID]))
+    return PlannedFile(
+        rel, Change.UPDATE, "enable the plugin", enabled.with_id(PLUGIN_ID).encode("utf-8")
+    )
 
 
 def _connect(

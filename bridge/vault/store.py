@@ -17,7 +17,7 @@ import secrets
 import stat
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,11 +150,15 @@ class VaultStore:
 
     # -- listing ---------------------------------------------------------------------------
 
-    def iter_paths(self, under: str = "") -> Iterator[str]:
+    def iter_paths(
+        self, under: str = "", folder_links: Callable[[str], None] | None = None
+    ) -> Iterator[str]:
         """Vault paths of every note in a deterministic walk, by the ignore rules. Never raises.
 
         `under` limits the walk to one folder of the vault (the watcher rescans a folder that
-        appeared or was renamed); an ignored, missing or unsafe folder yields nothing.
+        appeared or was renamed); an ignored, missing or unsafe folder yields nothing. Folder
+        symlinks are never entered (one may leave the vault or loop); `folder_links` is told
+        the vault path of each, for `doctor`.
         """
         top = self.root
         if under:
@@ -171,6 +175,10 @@ class VaultStore:
             dirnames[:] = sorted(
                 d for d in dirnames if not self.ignore.ignores_dir(f"{rel_dir}/{d}".lstrip("/"))
             )
+            if folder_links is not None:
+                for name in dirnames:
+                    if (Path(dirpath) / name).is_symlink():
+                        folder_links(f"{rel_dir}/{name}".lstrip("/"))
             for name in sorted(filenames):
                 rel = f"{rel_dir}/{name}".lstrip("/")
                 if not self.ignore.ignores(rel):

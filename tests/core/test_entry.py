@@ -106,6 +106,16 @@ def test_malformed_yaml_is_indexed_as_text_and_blocks_writes() -> None:
     assert any("title: [unclosed" in b.text for b in note.blocks)
 
 
+def test_a_block_never_closed_is_malformed_but_a_leading_rule_is_not() -> None:
+    note = parse_note("open.md", "---\ntitle: Open\nstatus: core\n\npelican\n")
+    assert [p.code for p in note.problems] == ["malformed_frontmatter"]
+    assert "never closed" in note.problems[0].message
+    assert not note.writable
+    assert any("pelican" in b.text for b in note.blocks)  # indexed as text, as before
+    ruled = parse_note("ruled.md", "---\n\nA paragraph under a rule.\n")
+    assert ruled.problems == ()
+
+
 def test_two_frontmatter_blocks_are_reported() -> None:
     note = parse_note("two.md", "---\ntitle: A\n---\n---\nstatus: core\n---\n# Two\n")
     assert [p.code for p in note.problems] == ["duplicate_frontmatter"]
