@@ -43,8 +43,8 @@ def reconcile_vault(
     """Reconcile the index with the files and the lifecycle with what reconcile found.
 
     Notes that appeared count as human updates only when the index already knew the vault:
-    on a first start (or after the index was rebuilt) every note looks new, and recording
-    them all as edited today would make the whole vault look fresh.
+    on a first start (or after the index was rebuilt, here or at open) every note looks new,
+    and recording them all as edited today would make the whole vault look fresh.
     """
     knew_vault = index.note_count() > 0
     report = reconcile(store, index, progress)
@@ -52,7 +52,7 @@ def reconcile_vault(
         lifecycle.move(old, new)
     # `removed` also lists notes that became unreadable: they still exist, keep their record.
     lifecycle.forget_many([p for p in report.removed if not _exists(store, p)])
-    edited = report.changed + (report.added if knew_vault else [])
+    edited = report.changed + (report.added if knew_vault and not report.rebuilt else [])
     for path in edited:
         try:
             file = store.read(path)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from bridge.watch import LiveVault
-from tests.watch.conftest import close_watched, found, open_watched
+from tests.watch.conftest import (
+    close_watched,
+    found,
+    leave_interrupted_commit,
+    open_watched,
+    wait_until,
+)
 
 JWT = "engineering/auth/jwt_expiry.md"
 ROLLBACK = "engineering/deploy/rollback.md"
@@ -67,5 +76,31 @@ def test_first_start_does_not_count_every_note_as_edited(
     try:
         assert live.startup is not None and len(live.startup.added) == 18
         assert live.bridge.lifecycle.tracked_paths() == set()
+    finally:
+        close_watched(live)
+
+
+def test_start_up_rebuilds_an_index_that_refuses_to_commit(
+    template_vault: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    close_watched(open_watched(template_vault, state))
+    # Files in the index that tantivy does not know about (its clean-up cannot remove them)
+    # and that its next commits would write: whatever it refuses, the files are the truth.
+    leave_interrupted_commit(state / "index", registered=False)
+    with (template_vault / JWT).open("a", encoding="utf-8") as handle:
+        handle.write("\nChanged while stopped: wombatine.\n")
+    with caplog.at_level(logging.WARNING):
+        live = open_watched(template_vault, state)
+    try:
+        assert live.ready.is_set() and live.startup is not None and live.startup.rebuilt
+        assert "rebuilding the index from the files" in caplog.text
+        assert found(live.bridge, "wombatine") == [JWT]
+        assert live.bridge.index.note_count() == 18
+        # A rebuild sees every note as new: none of them counts as edited by a human today.
+        assert live.bridge.lifecycle.tracked_paths() == set()
+        # And the index works on: a live edit is searchable.
+        (template_vault / ROLLBACK).write_text("# Rollback\n\nNow about echidnal steps.\n")
+        wait_until(lambda: found(live.bridge, "echidnal") == [ROLLBACK])
     finally:
         close_watched(live)
