@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.core.operations import parse_operations
 from bridge.watch import LiveVault
 from tests.watch.conftest import (
     close_watched,
@@ -104,3 +105,24 @@ def test_start_up_rebuilds_an_index_that_refuses_to_commit(
         wait_until(lambda: found(live.bridge, "echidnal") == [ROLLBACK])
     finally:
         close_watched(live)
+
+
+def test_an_agent_note_moved_while_stopped_stays_the_agent_note(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    path, moved = "research/memory/recall.md", "research/archive/recall.md"
+    first = open_watched(template_vault, state)
+    add = {"type": "ADD", "path": path, "title": "Recall", "narrative": "Written by an agent."}
+    batch = first.bridge.executor.apply(parse_operations([add]), "agent:mover")
+    assert batch.results[0].status == "applied"
+    close_watched(first)
+    (template_vault / "research/memory").rename(template_vault / "research/archive")
+    second = open_watched(template_vault, state)
+    try:
+        assert second.startup is not None and second.startup.moved == [(path, moved)]
+        update = {"type": "UPDATE", "path": moved, "summary": "After the move"}
+        batch = second.bridge.executor.apply(parse_operations([update]), "agent:mover")
+        assert batch.results[0].status == "applied", batch.results[0].message
+    finally:
+        close_watched(second)
