@@ -15,17 +15,15 @@ import pytest
 
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
-from tests.watch.test_watch_serve import _lines, _wait_for
+from tests.curate.helpers import make_repository, refuse_commits
+from tests.watch.test_watch_serve import _lines, _serve, _wait_for
 
 COMMAND = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
 PLAN = "billing/plans/team_plan.md"  # `status: stable` in the template
-
-
-def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
-    args = ["serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
-    return subprocess.Popen(
-        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+BATCH = [
+    {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Key rotation"},
+    {"type": "DELETE", "path": "journal/2026-11-20.md"},  # waits for review
+]
 
 
 def _served_url(state: Path) -> str:
@@ -37,6 +35,15 @@ def _last_writer(state: Path, path: str) -> str | None:
         return LifecycleStore(db).last_writer(path)
 
 
+def _terminate(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture
 def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     state = tmp_path / "state"
@@ -45,12 +52,7 @@ def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]
         _wait_for(_lines(proc), "watching", timeout=60)
         yield template_vault, state
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _terminate(proc)
 
 
 def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) -> None:
@@ -108,14 +110,7 @@ def test_curate_and_review_from_the_cli_go_through_serve(
     vault, state = serving
     url = _served_url(state)
     ops = tmp_path / "ops.json"
-    ops.write_text(
-        json.dumps(
-            [
-                {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Key rotation"},
-                {"type": "DELETE", "path": "journal/2026-11-20.md"},  # waits for review
-            ]
-        )
-    )
+    ops.write_text(json.dumps(BATCH))
     code, batch = _cli(vault, state, "curate", "--operations", str(ops), "--agent", "bot")
     assert code == 0 and batch["through"] == url
     assert (vault / "ops/keys/rotation.md").is_file()
@@ -145,3 +140,33 @@ def test_import_and_reindex_from_the_cli_go_through_serve(
     assert code == 0 and reindexed["through"] == url and reindexed["notes"] >= 19
     code, found = _cli(vault, state, "search", "zephyrine")
     assert code == 0 and [s["path"] for s in found["sources"]] == [written]  # type: ignore[index]
+
+
+def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(
+    template_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, state = template_vault, tmp_path / "state"
+    make_repository(vault)
+    refuse_commits(vault, "no commits today")
+    monkeypatch.setenv("VAULT_BRIDGE_GIT_COMMIT", "true")  # for the CLI and for serve
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps([{"type": "ADD", "path": "ops/keys/local.md", "title": "Local"}]))
+    code, local = _cli(vault, state, "curate", "--operations", str(ops), "--agent", "bot")
+    assert code == 0 and local["through"] is None
+    assert "no commits today" in str(local["git"])
+
+    proc = _serve(vault, state)
+    try:
+        _wait_for(_lines(proc), "watching", timeout=60)
+        url = _served_url(state)
+        ops.write_text(json.dumps(BATCH))
+        code, served = _cli(vault, state, "curate", "--operations", str(ops), "--agent", "bot")
+        assert code == 0 and served["through"] == url
+        assert list(served) == list(local)  # the same document, wherever it was applied
+        assert "no commits today" in str(served["git"])
+        review_id = served["results"][1]["review_id"]  # type: ignore[index]
+        code, decided = _cli(vault, state, "review", "approve", str(review_id))
+        assert code == 0 and decided["through"] == url and decided["state"] == "approved"
+        assert "no commits today" in str(decided["git"])
+    finally:
+        _terminate(proc)

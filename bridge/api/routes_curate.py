@@ -149,7 +149,7 @@ def _review_call(ctx: ApiContext, action: str, review_id: int, reason: str = "")
     ctx.bus.publish("review.changed", id=review.id, state=review.state, path=review.path)
     if review.state == "conflict":
         raise ApiError(409, "conflict", decision.message)
-    return {**review_json(review), "message": decision.message}
+    return {**review_json(review), "message": decision.message, "git": decision.git}
 
 
 @router.get("/reviews/{review_id}", tags=["reviews"])

@@ -153,7 +153,7 @@ def curate(
             return
         with writing_locally(settings), opened(settings, not json_out) as bridge:
             batch = bridge.executor.apply(parsed, author)
-        _finish({**batch.to_dict(), "git": batch.git, "through": None}, None, json_out)
+        _finish({**batch.to_dict(), "through": None}, None, json_out)
         return
     content = _read_content(text, file)
     if not content.strip():
@@ -183,7 +183,7 @@ def curate(
         outcome = curator.curate(content, author)
     batch = outcome.batch
     _finish(
-        {**batch.to_dict(), "git": batch.git, "through": None},
+        {**batch.to_dict(), "through": None},
         outcome.error,
         json_out,
         {"rounds": outcome.rounds, "error": outcome.error},
@@ -346,7 +346,7 @@ def _remote_decision(
         "id": review["id"],
         "state": review["state"],
         "message": review.get("message", ""),
-        "git": None,
+        "git": review.get("git"),
         "review": review,
         "through": remote.url,
     }

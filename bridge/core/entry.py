@@ -351,7 +351,12 @@ def _fence_for(code: str) -> str:
 
 
 def render_entry(entry: Entry) -> str:
-    """The Markdown of a new entry: frontmatter, H1 and the four body sections."""
+    """The Markdown of a new entry: frontmatter, H1 and the body sections that have content.
+
+    A section with nothing in it is left out rather than written as a bare heading: an empty
+    `## Snippets` under every note is noise to a reader, and a missing section reads as empty
+    anyway. An UPDATE that gives one later adds it in its place (`entry_edit`).
+    """
     lines = ["---", f"title: {fm.format_scalar(entry.title)}"]
     if entry.summary:
         lines.append(f"summary: {fm.format_scalar(entry.summary)}")
@@ -362,22 +367,24 @@ def render_entry(entry: Entry) -> str:
             lines.append(f"{key}: {fm.format_scalar(value)}")
     for key, value in entry.extra.items():
         lines.append(f"{key}: {fm.format_scalar(value)}")
-    lines += ["---", f"# {entry.title}", "", "## Relations"]
-    for relation in entry.relations:
-        reason = f" - {relation.reason}" if relation.reason else ""
-        lines.append(f"- {relation.wikilink()}{reason}")
-    lines += ["", "## Raw Concept"]
+    lines += ["---", f"# {entry.title}"]
+    relations = [
+        f"- {r.wikilink()}" + (f" - {r.reason}" if r.reason else "") for r in entry.relations
+    ]
     rc = entry.raw_concept
-    for key in RAW_CONCEPT_KEYS:
-        value = getattr(rc, key)
-        if value:
-            lines.append(f"- {key.capitalize()}: {value}")
-    lines += [f"- {key}: {value}" for key, value in rc.extra]
-    lines += ["", "## Narrative"]
-    if entry.narrative:
-        lines.append(entry.narrative.strip())
-    lines += ["", "## Snippets"]
+    raw = [f"- {key.capitalize()}: {v}" for key in RAW_CONCEPT_KEYS if (v := getattr(rc, key))]
+    raw += [f"- {key}: {value}" for key, value in rc.extra]
+    narrative = [entry.narrative.strip()] if entry.narrative.strip() else []
+    snippets: list[str] = []
     for snippet in entry.snippets:
         fence = _fence_for(snippet.code)
-        lines += [f"{fence}{snippet.language}", snippet.code, fence, ""]
+        snippets += [f"{fence}{snippet.language}", snippet.code, fence, ""]
+    sections = zip(
+        ("Relations", "Raw Concept", "Narrative", "Snippets"),
+        (relations, raw, narrative, snippets),
+        strict=True,
+    )
+    for heading, content in sections:
+        if content:
+            lines += ["", f"## {heading}", *content]
     return "\n".join(lines).rstrip("\n") + "\n"

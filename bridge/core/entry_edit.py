@@ -106,10 +106,16 @@ def _place_new_section(body_lines: list[str], headings: Sequence[Heading], name:
 
 
 def _set_section(body: str, name: str, content: list[str]) -> str:
-    """Replace a section's content (or add the section) and return the new body."""
+    """Replace a section's content (or add the section) and return the new body.
+
+    A missing section with nothing to put in it is not added: a new entry is written without
+    empty sections (`render_entry`), and an UPDATE keeps it so.
+    """
     lines = body.split("\n")
     structure = parse_structure(body)
     found = _section(structure.headings, len(lines), name)
+    if found is None and not any(line.strip() for line in content):
+        return body
     if found is not None:
         _, start, end = found
         tail = lines[end:]

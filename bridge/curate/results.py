@@ -1,7 +1,8 @@
 """What curation reports back: one result per operation and the batch counts.
 
 The JSON shape is a public interface (`curate --json`, the API, MCP):
-`{"results": [{"index", "type", "path", "status", "message", "review_id"}], "counts": {...}}`.
+`{"results": [{"index", "type", "path", "status", "message", "review_id"}], "counts": {...},
+"git": null}` (`git`: why the configured git commit failed, else null).
 """
 
 from __future__ import annotations
@@ -58,7 +59,11 @@ class BatchResult:
         return [r for r in self.results if r.status == "failed"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"results": [r.to_dict() for r in self.results], "counts": self.counts}
+        return {
+            "results": [r.to_dict() for r in self.results],
+            "counts": self.counts,
+            "git": self.git,
+        }
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -60,6 +60,11 @@ class IndexBusyError(RuntimeError):
     """Another process (a running `serve`) holds the index writer."""
 
 
+class IndexCommitError(RuntimeError):
+    """tantivy refused a commit: the index on disk is not as this process expects it (what
+    is pending is lost; `start_over` and a reconcile rebuild it from the files)."""
+
+
 class Hit(NamedTuple):
     """A scored document: the note id and the block ordinal (0 for entry documents).
 
@@ -179,6 +184,11 @@ class SearchIndex:
                 )
         elif folder.exists():
             log.warning("index schema changed; rebuilding from the files")
+        return self._create()
+
+    def _create(self) -> dict[str, tantivy.Index]:
+        """Three empty indexes, an empty manifest and no block texts: a rebuild starts here."""
+        folder = self.directory / "tantivy"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         self.manifest.clear()
@@ -186,6 +196,31 @@ class SearchIndex:
         self.manifest.set_meta("schema_version", str(SCHEMA_VERSION))
         self.rebuilt = True
         return {kind: self._open_kind(folder / kind, reuse=False) for kind in KINDS}
+
+    def start_over(self) -> None:
+        """Drop every document and what is pending: the index is empty, to be filled again
+        from the files (`reconcile` does, when tantivy refuses a commit).
+
+        The generation goes on increasing, so no cache keeps an answer from the old index.
+        """
+        with self._lock:
+            self._writers = {}  # dropping them releases their locks
+            self.indexes = self._create()
+            self._empty_at_open = True
+            for known in (self._stamps, self._paths, self._records, self._record_nids):
+                known.clear()
+            self._pending.clear()
+            self._dirty = self._docs_dirty = False
+            self._speakers = frozenset()
+            self._searchers = {kind: index.searcher() for kind, index in self.indexes.items()}
+            with self._paths_lock:
+                self.paths_version += 1
+                self._path_changes = []
+                self._resolver = None
+            self._scope_weights.clear()
+            self._scope_sizes.clear()
+            self._block_texts = (-1, {})
+            self.generation += 1
 
     def _open_kind(self, folder: Path, reuse: bool) -> tantivy.Index:
         if not reuse:
@@ -215,9 +250,11 @@ class SearchIndex:
             try:
                 for kind in KINDS:
                     if kind not in self._writers:
-                        self._writers[kind] = self.indexes[kind].writer(
+                        writer = self.indexes[kind].writer(
                             heap_size=self._writer_heap[kind], num_threads=1
                         )
+                        self._writers[kind] = writer
+                        self._remove_leftovers(kind, writer)
             except ValueError as exc:
                 self._writers = {}  # dropping them releases the locks taken so far
                 raise IndexBusyError(
@@ -225,6 +262,29 @@ class SearchIndex:
                     "(is `vault-bridge serve` running on this vault?)"
                 ) from exc
         return self._writers
+
+    def _remove_leftovers(self, kind: str, writer: tantivy.IndexWriter) -> None:
+        """Delete the files an interrupted commit left, before this writer's first commit.
+
+        Trigger: a process killed in the middle of a commit (kill -9, power loss). Why: the
+        commit had registered and written `<segment>.<opstamp>.del` files that `meta.json`
+        never named; the next process counts opstamps again from `meta.json`, so its commit
+        wanted the same names and failed (`FileAlreadyExists`): `serve` could not start.
+        tantivy removes such files only after a commit that succeeds. Outcome: its own clean-up
+        runs once for each new writer (it deletes only registered files no commit uses), and
+        the log says what it removed.
+        """
+        folder = self.directory / "tantivy" / kind
+        before = {file.name for file in folder.iterdir()}
+        writer.garbage_collect_files()
+        gone = sorted(before - {file.name for file in folder.iterdir()})
+        if gone:
+            log.warning(
+                "removed %d file(s) an interrupted commit left in the %s index: %s",
+                len(gone),
+                kind,
+                ", ".join(gone[:5]) + (" ..." if len(gone) > 5 else ""),
+            )
 
     # -- what is indexed -------------------------------------------------------------------
 
@@ -445,16 +505,19 @@ class SearchIndex:
         20 MB more memory (measured, 3 pairs). The first error is raised after all finished.
         """
         writers = [self._writers[kind] for kind in KINDS]
-        if len(self._pending) > _SMALL_COMMIT:
-            for writer in writers:
-                writer.commit()
-            return
-        if self._committer is None:
-            self._committer = ThreadPoolExecutor(len(KINDS), thread_name_prefix="index-commit")
-        done = [self._committer.submit(writer.commit) for writer in writers]
-        wait(done)
-        for future in done:
-            future.result()
+        try:
+            if len(self._pending) > _SMALL_COMMIT:
+                for writer in writers:
+                    writer.commit()
+                return
+            if self._committer is None:
+                self._committer = ThreadPoolExecutor(len(KINDS), thread_name_prefix="index-commit")
+            done = [self._committer.submit(writer.commit) for writer in writers]
+            wait(done)
+            for future in done:
+                future.result()
+        except (ValueError, OSError) as exc:  # tantivy's errors surface as ValueError
+            raise IndexCommitError(f"the search index refused a commit: {exc}") from exc
 
     def _mirror(self, upserts: list[NoteRecord], deletes: list[str]) -> None:
         """Apply to the in-memory records what `Manifest.apply` just wrote (same rules)."""

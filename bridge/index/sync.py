@@ -8,14 +8,17 @@ reported as moves, so lifecycle state can follow them.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat as stat_mode
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.core.entry import Problem
-from bridge.index.search_index import FileStamp, SearchIndex
+from bridge.index.search_index import FileStamp, IndexCommitError, SearchIndex
 from bridge.vault.store import NoteError, NoteFile, VaultStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -28,6 +31,9 @@ class SyncReport:
     moved: list[tuple[str, str]] = field(default_factory=list)
     unchanged: int = 0
     problems: list[Problem] = field(default_factory=list)
+    # The index was thrown away and rebuilt from the files: every note is `added`, and what
+    # changed, moved or went since the last run is unknown.
+    rebuilt: bool = False
 
     def summary(self) -> dict[str, int]:
         return {
@@ -74,6 +80,29 @@ def reconcile(
     `force` re-reads every note instead of trusting size and mtime (a note whose indexed
     content did not change keeps its documents, see `SearchIndex.upsert`).
     """
+    try:
+        return _reconcile(store, index, progress, commit_every, force)
+    except IndexCommitError as exc:
+        reason = str(exc)
+    # Trigger: tantivy refused to commit (files a crash left behind, a damaged segment).
+    # Why: the files are the truth and the index only a cache of them; a start-up that stops
+    # here would keep the bridge from starting at all. Outcome: the index starts over empty
+    # and is filled again from the files, and the log says so. (Outside the `except`: its
+    # traceback would keep the refused writers, and their locks, alive.)
+    log.warning("%s; rebuilding the index from the files", reason)
+    index.start_over()
+    report = _reconcile(store, index, progress, commit_every, force)
+    report.rebuilt = True
+    return report
+
+
+def _reconcile(
+    store: VaultStore,
+    index: SearchIndex,
+    progress: Callable[[int, int], None] | None,
+    commit_every: int,
+    force: bool,
+) -> SyncReport:
     report = SyncReport()
     paths = list(store.iter_paths())
     # With nothing indexed yet (a cold start) no note can have gone or moved: the sets that

@@ -71,6 +71,17 @@ class AgentWrites:
         )
         return str(rows[0]["writer"]) if rows else None
 
+    def move(self, old: str, new: str) -> None:
+        """The note at `old` now lives at `new`: a human's rename or folder move, seen by the
+        watcher or at start-up. A move is not an edit, so its agent writes follow it (and
+        replace any of a note that was at `new`); bytes changed on the way match none of them.
+        """
+        if old == new:
+            return
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM agent_writes WHERE path = ?", (new,))
+            conn.execute("UPDATE agent_writes SET path = ? WHERE path = ?", (new, old))
+
     def forget(self, path: str) -> None:
         """The note is gone (deleted or merged away)."""
         with self.db.transaction() as conn:

@@ -296,6 +296,7 @@ class ChangeApplier:
         note = file.parse()
         self.index.upsert(file, note)
         self.lifecycle.move(old, new)
+        self.agent_writes.move(old, new)  # still the agent's note if an agent wrote it
         self.stats.moved += 1
         self._moved.append((old, new))
         self._attempts.pop(old, None)

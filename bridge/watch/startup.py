@@ -2,7 +2,8 @@
 
 `bridge.index.sync.reconcile` brings the index in line with the files (stat first, then hash,
 moves found by hash). This adds what the index does not know about: the lifecycle record of a
-moved note follows it, a deleted note's record goes, and an edit made offline counts as a human
+moved note follows it (and so does the record of the agent writes that make it an agent's
+note), a deleted note's record goes, and an edit made offline counts as a human
 update, just as it would have if the watcher had seen it.
 """
 
@@ -16,6 +17,7 @@ from bridge.core.paths import UnsafePathError
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, reconcile
 from bridge.state.lifecycle_store import LifecycleStore
+from bridge.state.provenance import AgentWrites
 from bridge.state.records import HUMAN
 from bridge.vault.journal import WriteJournal
 from bridge.vault.store import NoteError, VaultStore
@@ -43,16 +45,18 @@ def reconcile_vault(
     """Reconcile the index with the files and the lifecycle with what reconcile found.
 
     Notes that appeared count as human updates only when the index already knew the vault:
-    on a first start (or after the index was rebuilt) every note looks new, and recording
-    them all as edited today would make the whole vault look fresh.
+    on a first start (or after the index was rebuilt, here or at open) every note looks new,
+    and recording them all as edited today would make the whole vault look fresh.
     """
     knew_vault = index.note_count() > 0
     report = reconcile(store, index, progress)
+    writes = AgentWrites(lifecycle.db)
     for old, new in report.moved:
         lifecycle.move(old, new)
+        writes.move(old, new)  # a move is not an edit: an agent's note stays the agent's
     # `removed` also lists notes that became unreadable: they still exist, keep their record.
     lifecycle.forget_many([p for p in report.removed if not _exists(store, p)])
-    edited = report.changed + (report.added if knew_vault else [])
+    edited = report.changed + (report.added if knew_vault and not report.rebuilt else [])
     for path in edited:
         try:
             file = store.read(path)

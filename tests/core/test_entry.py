@@ -144,3 +144,14 @@ def test_block_positions_are_file_lines() -> None:
     item = next(b for b in note.blocks if b.kind == "list_item")
     assert text.split("\n")[note.body_line + item.start_line] == "- item ^blk-1"
     assert item.block_id == "blk-1"
+
+
+def test_a_new_entry_has_no_empty_sections() -> None:
+    entry = Entry(title="Keys", raw_concept=RawConcept(author="agent:x, 2026-11-20T16:40:00Z"))
+    text = render_entry(entry)
+    assert text.endswith("# Keys\n\n## Raw Concept\n- Author: agent:x, 2026-11-20T16:40:00Z\n")
+    for heading in ("## Relations", "## Narrative", "## Snippets"):
+        assert heading not in text
+    assert parse_note("a/b/keys.md", text).entry == entry
+    with_code = render_entry(Entry(title="Keys", snippets=(Snippet("py", "rotate()"),)))
+    assert with_code.endswith("# Keys\n\n## Snippets\n```py\nrotate()\n```\n")

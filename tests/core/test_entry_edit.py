@@ -103,3 +103,13 @@ def test_rewrite_links_keeps_alias_heading_block_and_skips_code() -> None:
     assert "![[new/place#^blk]]" in out
     assert "`[[old/note]]`" in out and "```md\n[[old/note]]\n```" in out
     assert "[[other/thing]]" in out
+
+
+def test_sections_an_update_gives_find_their_place_and_empty_ones_are_not_added() -> None:
+    text = "# T\n\n## Raw Concept\n- Author: agent:x\n"  # a new entry: no empty sections
+    with_code = patch_entry(text, EntryPatch(snippets=(("py", "rotate()"),)))
+    assert with_code == text + "\n## Snippets\n```py\nrotate()\n```\n"
+    both = patch_entry(with_code, EntryPatch(narrative="Why keys rotate."))
+    lines = both.split("\n")
+    assert lines.index("## Raw Concept") < lines.index("## Narrative") < lines.index("## Snippets")
+    assert patch_entry(text, EntryPatch(narrative="")) == text  # nothing to say: no heading

@@ -204,3 +204,15 @@ def test_merge_into_a_new_path_builds_the_entry_from_its_sources(open_vault: Ope
     assert entry.narrative == "First part.\n\nSecond part."
     assert not (bridge.store.root / "team/keys/one.md").exists()
     assert (bridge.store.root / ".trash/team/keys/two.md").exists()
+
+
+def test_add_writes_no_empty_section_and_update_adds_one_in_place(bridge: Bridge) -> None:
+    run(bridge, add_op(API_KEYS, title="API keys", narrative="Keys rotate yearly."))
+    written = text(bridge, API_KEYS)
+    assert "## Narrative\nKeys rotate yearly.\n" in written
+    assert "## Snippets" not in written and "## Relations" not in written
+    code = {"type": "UPDATE", "path": API_KEYS, "snippets": [{"language": "sh", "code": "rot"}]}
+    assert run(bridge, code).results[0].status == "applied"
+    assert text(bridge, API_KEYS).endswith(
+        "## Narrative\nKeys rotate yearly.\n\n## Snippets\n```sh\nrot\n```\n"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -58,3 +59,26 @@ def live(template_vault: Path, tmp_path: Path) -> Iterator[LiveVault]:
     assert watched.ready.is_set()
     yield watched
     close_watched(watched)
+
+
+def leave_interrupted_commit(index_dir: Path, registered: bool = True, commits: int = 50) -> None:
+    """Put in a closed index the files a process killed in the middle of a tantivy commit left.
+
+    A commit that deletes documents writes one `<segment>.<opstamp>.del` file per segment it
+    touches, named by the commit's opstamp, after registering the name in `.managed.json` (so
+    tantivy can delete it later); `meta.json` names it only once the commit is complete. Killed
+    in between (seen with kill -9 loops on `serve`), the file stays, and the next process counts
+    opstamps again from `meta.json`. One such file per segment and per coming opstamp makes the
+    collision certain whatever the next commit's opstamp is. `registered=False` leaves files
+    tantivy does not know about, which its own clean-up cannot remove.
+    """
+    for folder in sorted((index_dir / "tantivy").iterdir()):
+        meta = json.loads((folder / "meta.json").read_text())
+        managed = json.loads((folder / ".managed.json").read_text())
+        for segment in meta["segments"]:
+            name = str(segment["segment_id"]).replace("-", "")
+            for opstamp in range(meta["opstamp"] + 1, meta["opstamp"] + 1 + commits):
+                (folder / f"{name}.{opstamp}.del").write_bytes(b"\x00" * 8)
+                if registered:
+                    managed.append(f"{name}.{opstamp}.del")
+        (folder / ".managed.json").write_text(json.dumps(managed))

@@ -268,3 +268,30 @@ def test_an_agent_write_from_another_process_is_not_a_human_edit(
         assert live.stats.human_updates == 0
     finally:
         other.close()
+
+
+def _curate(live: LiveVault, op: dict[str, object]) -> str:
+    batch = live.bridge.executor.apply(parse_operations([op]), "agent:mover")
+    return batch.results[0].status
+
+
+def test_an_agent_note_moved_by_a_human_stays_the_agent_note(
+    live: LiveVault, template_vault: Path
+) -> None:
+    """A move is not an edit: the next UPDATE of the unchanged bytes applies at once."""
+    path, moved = "research/memory/recall.md", "research/archive/recall.md"
+    add = {"type": "ADD", "path": path, "title": "Recall", "narrative": "First: pangolinish."}
+    assert _curate(live, add) == "applied"
+    assert _curate(live, {"type": "UPDATE", "path": path, "summary": "Second"}) == "applied"
+    (template_vault / "research/memory").rename(template_vault / "research/archive")
+    wait_until(lambda: live.bridge.index.stamp(moved) is not None)
+    assert live.wait_idle(10)
+    assert live.bridge.lifecycle.last_writer(moved) == "agent:mover"
+    update = {"type": "UPDATE", "path": moved, "summary": "Third, after the move"}
+    assert _curate(live, update) == "applied"
+    # An edit by hand after the move is still a human's text.
+    append(template_vault, moved, "\nA line added by hand.\n")
+    wait_until(lambda: live.bridge.lifecycle.last_writer(moved) == "human")
+    assert _curate(live, {"type": "UPDATE", "path": moved, "summary": "Fourth"}) == (
+        "pending_review"
+    )

@@ -19,7 +19,7 @@ from bridge.runtime import open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
-from tests.watch.conftest import found, wait_until
+from tests.watch.conftest import found, leave_interrupted_commit, wait_until
 
 JWT = "engineering/auth/jwt_expiry.md"
 
@@ -51,6 +51,50 @@ def _wait_for(lines: queue.Queue[str], text: str, timeout: float = 30.0) -> list
     return seen
 
 
+def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
+    args = ["serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
+    return subprocess.Popen(
+        [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_serve_starts_after_a_kill_in_the_middle_of_an_index_commit(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    bridge.sync()
+    bridge.close()
+    # The index as a kill -9 during a commit leaves it, and an edit made while serve was down,
+    # whose start-up commit deletes the old documents (the commit that collided).
+    leave_interrupted_commit(state / "index")
+    with (template_vault / JWT).open("a", encoding="utf-8") as handle:
+        handle.write("\nEdited while serve was down: quokkaish.\n")
+    proc = _serve(template_vault, state)
+    try:
+        output = "".join(_wait_for(_lines(proc), "Ctrl-C to stop"))
+        assert "interrupted commit" in output  # the log says what start-up cleaned up
+        assert "Traceback" not in output
+        info = json.loads((state / "bridge.json").read_text())
+        token = (state / "token").read_text().strip()
+        answer = httpx.post(
+            f"{info['url']}/v1/search",
+            json={"query": "quokkaish"},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert answer.json()["sources"][0]["path"] == JWT
+    finally:
+        _stop(proc)
+
+
 def test_serve_indexes_human_edits_and_stops_on_sigterm(
     template_vault: Path, tmp_path: Path
 ) -> None:
@@ -59,11 +103,7 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
     leftover = template_vault / "billing" / ".renewal.md.vb-tmp-0123456789ab"
     leftover.write_text("half a note")
     os.utime(leftover, (time.time() - 3600, time.time() - 3600))
-    command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
-    args = ["serve", "--vault", str(template_vault), "--state-dir", str(state), "--port", "0"]
-    proc = subprocess.Popen(
-        [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    proc = _serve(template_vault, state)
     try:
         lines = _lines(proc)
         _wait_for(lines, "watching")

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from bridge.core.operations import parse_operations
 from bridge.watch import LiveVault
-from tests.watch.conftest import close_watched, found, open_watched
+from tests.watch.conftest import (
+    close_watched,
+    found,
+    leave_interrupted_commit,
+    open_watched,
+    wait_until,
+)
 
 JWT = "engineering/auth/jwt_expiry.md"
 ROLLBACK = "engineering/deploy/rollback.md"
@@ -69,3 +79,50 @@ def test_first_start_does_not_count_every_note_as_edited(
         assert live.bridge.lifecycle.tracked_paths() == set()
     finally:
         close_watched(live)
+
+
+def test_start_up_rebuilds_an_index_that_refuses_to_commit(
+    template_vault: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    close_watched(open_watched(template_vault, state))
+    # Files in the index that tantivy does not know about (its clean-up cannot remove them)
+    # and that its next commits would write: whatever it refuses, the files are the truth.
+    leave_interrupted_commit(state / "index", registered=False)
+    with (template_vault / JWT).open("a", encoding="utf-8") as handle:
+        handle.write("\nChanged while stopped: wombatine.\n")
+    with caplog.at_level(logging.WARNING):
+        live = open_watched(template_vault, state)
+    try:
+        assert live.ready.is_set() and live.startup is not None and live.startup.rebuilt
+        assert "rebuilding the index from the files" in caplog.text
+        assert found(live.bridge, "wombatine") == [JWT]
+        assert live.bridge.index.note_count() == 18
+        # A rebuild sees every note as new: none of them counts as edited by a human today.
+        assert live.bridge.lifecycle.tracked_paths() == set()
+        # And the index works on: a live edit is searchable.
+        (template_vault / ROLLBACK).write_text("# Rollback\n\nNow about echidnal steps.\n")
+        wait_until(lambda: found(live.bridge, "echidnal") == [ROLLBACK])
+    finally:
+        close_watched(live)
+
+
+def test_an_agent_note_moved_while_stopped_stays_the_agent_note(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    path, moved = "research/memory/recall.md", "research/archive/recall.md"
+    first = open_watched(template_vault, state)
+    add = {"type": "ADD", "path": path, "title": "Recall", "narrative": "Written by an agent."}
+    batch = first.bridge.executor.apply(parse_operations([add]), "agent:mover")
+    assert batch.results[0].status == "applied"
+    close_watched(first)
+    (template_vault / "research/memory").rename(template_vault / "research/archive")
+    second = open_watched(template_vault, state)
+    try:
+        assert second.startup is not None and second.startup.moved == [(path, moved)]
+        update = {"type": "UPDATE", "path": moved, "summary": "After the move"}
+        batch = second.bridge.executor.apply(parse_operations([update]), "agent:mover")
+        assert batch.results[0].status == "applied", batch.results[0].message
+    finally:
+        close_watched(second)
