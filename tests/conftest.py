@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import freezegun
 import pytest
 
 from bridge.runtime import Bridge, open_bridge
@@ -15,6 +16,12 @@ from bridge.vault.store import VaultStore
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "vault-template"
 TRICKY = Path(__file__).resolve().parent / "fixtures" / "tricky"
+
+# freezegun swaps the time functions of every loaded module; pytest's own timer must keep the
+# real clock, or `--durations` reports a frozen test as 1.8 billion seconds (test_pytest_clock.py).
+# Only `_pytest.timing`: freezegun also gives real time to any call with an ignored module within
+# five frames up the stack, and `_pytest.python` sits right under every test function.
+freezegun.configure(extend_ignore_list=["_pytest.timing"])
 
 
 @pytest.fixture
