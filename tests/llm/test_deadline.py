@@ -20,6 +20,7 @@ import pytest
 from bridge.llm.answerer import LLMAnswerer
 from bridge.llm.client import LLMClient, LLMConfig, LLMTimeoutError
 from bridge.llm.loader import LitellmLoader, litellm_now
+from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from tests.conftest import snapshot
@@ -86,32 +87,45 @@ def _answerer(bridge: Bridge) -> LLMAnswerer:
     return found
 
 
+def _ask_unreachable(vault: Path, state: Path, api_base: str, **settings: Any) -> QueryResult:
+    """The question, asked of a model server at `api_base` that will not answer it."""
+    bridge = _bridge(
+        vault,
+        state,
+        llm_model="openai/unreachable",
+        llm_api_base=api_base,
+        llm_api_key_env="UNREACHABLE_KEY",
+        **ROUTE_TO_THE_MODEL,
+        **settings,
+    )
+    try:
+        return bridge.engine.query(QUESTION)
+    finally:
+        bridge.close()
+
+
+@pytest.fixture(autouse=True)
+def _a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNREACHABLE_KEY", "not-a-real-key")
+
+
 @pytest.mark.parametrize("tier", [3, 4])
 def test_a_silent_server_ends_the_query_with_the_budget(
     template_vault: Path,
     tmp_path: Path,
     silent_server: str,
     tier: int,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("SILENT_KEY", "not-a-real-key")
-    bridge = _bridge(
+    result = _ask_unreachable(
         template_vault,
         tmp_path / "state",
-        llm_model="openai/silent",
-        llm_api_base=silent_server,
-        llm_api_key_env="SILENT_KEY",
+        silent_server,
         llm_timeout_seconds=1,
         llm_budget_seconds=2,
         llm_retries=5,
-        **ROUTE_TO_THE_MODEL,
         **TIER[tier],
     )
-    try:
-        result = bridge.engine.query(QUESTION)
-    finally:
-        bridge.close()
     assert result.tier == tier and result.answer is None and result.sources
     assert result.message is not None and OUT_OF_TIME in result.message
     assert "llm_budget_seconds 2" in result.message
@@ -119,27 +133,19 @@ def test_a_silent_server_ends_the_query_with_the_budget(
 
 
 def test_a_refused_connection_in_tier_4_is_out_of_time_not_retried_on_a_new_budget(
-    template_vault: Path, tmp_path: Path, closed_port: str, monkeypatch: pytest.MonkeyPatch
+    template_vault: Path, tmp_path: Path, closed_port: str
 ) -> None:
     # Every attempt is refused at once; the back-off pauses use up the 3 s budget. The retries
     # then stop on the deadline, which tier 4 used to take for "no function calling" and answer
     # it with a tier 3 call on a fresh budget (a 20 s budget took 40.8 s).
-    monkeypatch.setenv("CLOSED_KEY", "not-a-real-key")
-    bridge = _bridge(
+    result = _ask_unreachable(
         template_vault,
         tmp_path / "state",
-        llm_model="openai/closed",
-        llm_api_base=closed_port,
-        llm_api_key_env="CLOSED_KEY",
+        closed_port,
         llm_budget_seconds=3,
         llm_retries=10,
-        **ROUTE_TO_THE_MODEL,
         **TIER[4],
     )
-    try:
-        result = bridge.engine.query(QUESTION)
-    finally:
-        bridge.close()
     assert result.tier == 4 and result.answer is None and result.sources
     assert result.message is not None and OUT_OF_TIME in result.message
     assert "failed 11 times" not in result.message  # what it said, after 2 x the budget
