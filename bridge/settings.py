@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from datetime import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,10 @@ from bridge.lifecycle.scheduler import parse_decay_time
 from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules
 
 APP_NAME = "vault-bridge"
+ENV_PREFIX = "VAULT_BRIDGE_"
+# The product's variables that are not settings: the config file's path, and the name a service
+# carries in its own environment (`SERVICE_ENV` in bridge/install/service.py).
+OTHER_VARIABLES = frozenset({"VAULT_BRIDGE_CONFIG", "VAULT_BRIDGE_SERVICE"})
 
 
 def config_file() -> Path:
@@ -46,7 +51,7 @@ def config_file() -> Path:
 class Settings(BaseSettings):
     """Every knob of the bridge, with the default a new user should get."""
 
-    model_config = SettingsConfigDict(env_prefix="VAULT_BRIDGE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
     # Which rule chose the vault (`load_settings`): shown by `status`.
     _vault_rule: str = PrivateAttr(default="given by the caller")
 
@@ -298,6 +303,34 @@ def _config_keys(path: Path) -> dict[str, Any]:
             hint = f"; did you mean `{close[0]}`?" if close else " (docs/configuration.md)"
             raise SettingsUnusableError(f"{path}: unknown setting `{key}`{hint}")
     return data
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each `VAULT_BRIDGE_*` variable that names no setting, with the closest name.
+
+    Trigger: a typo such as `VAULT_BRIDGE_PROT=1`. Why: pydantic-settings ignores it, so the port
+    silently stays the default. Outcome: a warning, not the config file's error: a shell may
+    hold variables meant for another version of the bridge.
+    """
+    names = sorted(Settings.model_fields) + [
+        v.removeprefix(ENV_PREFIX).lower() for v in OTHER_VARIABLES
+    ]
+    warnings = []
+    for variable in sorted(environ):
+        upper = variable.upper()  # pydantic-settings matches names case-insensitively
+        if not upper.startswith(ENV_PREFIX):
+            continue
+        name = upper.removeprefix(ENV_PREFIX).lower()
+        if name in names:
+            continue
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = (
+            f"; did you mean {ENV_PREFIX}{close[0].upper()}?"
+            if close
+            else " (docs/configuration.md lists the settings)"
+        )
+        warnings.append(f"{variable} is not a setting and is ignored{hint}")
+    return warnings
 
 
 def load_settings(**overrides: Any) -> Settings:

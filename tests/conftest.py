@@ -6,15 +6,32 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import freezegun
+import hypothesis
 import pytest
 
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
+from bridge.state.db import StateDB
+from bridge.state.lifecycle_store import LifecycleStore
 from bridge.vault.store import VaultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "vault-template"
 TRICKY = Path(__file__).resolve().parent / "fixtures" / "tricky"
+# How long a test waits for a condition (a child process started, a file indexed, a thread done)
+# before it gives up. Only a ceiling: tests wait for the condition, never for the time, and a
+# busy 2-core machine took 11 s for `--version` alone, so it is generous.
+CEILING = 300.0
+
+# freezegun swaps the time functions of every loaded module; pytest's own timer must keep the
+# real clock, or `--durations` reports a frozen test as 1.8 billion seconds (test_suite_clocks.py).
+# Only `_pytest.timing`: freezegun also gives real time to any call with an ignored module within
+# five frames up the stack, and `_pytest.python` sits right under every test function.
+freezegun.configure(extend_ignore_list=["_pytest.timing"])
+# No per-example deadline: hypothesis's 200 ms default fails correct code on a busy machine.
+hypothesis.settings.register_profile("vault-bridge", deadline=None)
+hypothesis.settings.load_profile("vault-bridge")
 
 
 @pytest.fixture
@@ -61,6 +78,12 @@ def _isolated_settings(
     empty.touch()  # an explicit config file must exist; this one sets nothing
     monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(empty))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
+
+
+def last_writer(state: Path, path: str) -> str | None:
+    """Who the state database (of a bridge running in another process) says last wrote `path`."""
+    with StateDB.open(state) as db:
+        return LifecycleStore(db).last_writer(path)
 
 
 def open_test_bridge(vault: Path, state: Path) -> Bridge:

@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import CEILING, last_writer
 from tests.core.test_hostile_frontmatter import ALIAS_BOMB
+from tests.watch.conftest import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, sockets and symlinks")
 
@@ -116,7 +118,7 @@ def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def cli(vault: Path, state: Path, *args: str, timeout: float = 120) -> tuple[int, Any]:
+def cli(vault: Path, state: Path, *args: str, timeout: float = CEILING) -> tuple[int, Any]:
     env = {**os.environ, "VAULT_BRIDGE_MAX_NOTE_BYTES": str(LIMIT_BYTES)}
     command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
     done = subprocess.run(
@@ -191,19 +193,24 @@ def test_serve_starts_and_stops_on_a_hostile_vault(hostile: Path, tmp_path: Path
         env=env,
         preexec_fn=_limits,
     )
+    marker = "ok/late_marker.md"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + CEILING
         while not (state / "bridge.json").exists():
             assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
             assert time.monotonic() < deadline, "serve did not start"
             time.sleep(0.1)
         os.mkfifo(hostile / "ok" / "late_pipe.md")  # a FIFO appears while serve watches
-        time.sleep(1.5)
+        # A note written after the FIFO: once serve has recorded it, its watcher has been past
+        # the FIFO's event too, and is still alive.
+        (hostile / marker).write_text("# Late marker\n\nWritten after the pipe.\n")
+        wait_until(lambda: last_writer(state, marker) == "human")
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
+        assert proc.wait(timeout=CEILING) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     (hostile / "ok" / "late_pipe.md").unlink()
+    (hostile / marker).unlink()
     assert snapshot(hostile) == before

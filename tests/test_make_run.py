@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import CEILING, ROOT
 from tests.watch.test_watch_serve import _lines, _wait_for
 
 
@@ -27,11 +27,11 @@ def _make_run(vault: Path, state: Path) -> list[str]:
         start_new_session=True,  # make's child, serve, gets the signal too
     )
     try:
-        return _wait_for(_lines(proc), "watching", timeout=90)
+        return _wait_for(_lines(proc), "watching")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=CEILING)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

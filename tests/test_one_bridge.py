@@ -7,7 +7,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +14,14 @@ import pytest
 
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
+from tests.conftest import CEILING, last_writer
 from tests.curate.helpers import make_repository, refuse_commits
+from tests.watch.conftest import wait_until
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
 
 COMMAND = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
 PLAN = "billing/plans/team_plan.md"  # `status: stable` in the template
+MARKER = "journal/2026-11-20.md"
 BATCH = [
     {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Key rotation"},
     {"type": "DELETE", "path": "journal/2026-11-20.md"},  # waits for review
@@ -30,15 +32,10 @@ def _served_url(state: Path) -> str:
     return str(json.loads((state / "bridge.json").read_text())["url"])
 
 
-def _last_writer(state: Path, path: str) -> str | None:
-    with StateDB.open(state) as db:
-        return LifecycleStore(db).last_writer(path)
-
-
 def _terminate(proc: subprocess.Popen[str]) -> None:
     proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=30)
+        proc.wait(timeout=CEILING)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -49,7 +46,7 @@ def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]
     state = tmp_path / "state"
     proc = _serve(template_vault, state)
     try:
-        _wait_for(_lines(proc), "watching", timeout=60)
+        _wait_for(_lines(proc), "watching")
         yield template_vault, state
     finally:
         _terminate(proc)
@@ -63,7 +60,7 @@ def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) 
         [*COMMAND, "serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=CEILING,
     )
     assert second.returncode == 2
     pid = json.loads(discovery)["pid"]
@@ -80,27 +77,32 @@ def test_decay_from_cron_while_serve_runs_goes_through_it(serving: tuple[Path, P
         for _ in range(12):
             lifecycle.record_access({PLAN: "stable"}, now)
     args = ["decay", "--vault", str(vault), "--state-dir", str(state), "--json"]
-    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=CEILING)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["through"] == _served_url(state)
     assert [t["path"] for t in report["transitions"]] == [PLAN]
     assert "status: core" in (vault / PLAN).read_text()
-    time.sleep(1.5)  # the watcher has seen the write by now (debounce 300 ms)
-    assert _last_writer(state, PLAN) != "human"  # the bridge's own write, not a person's
+    # A person's edit after the decay write: once serve records it, its watcher has handled
+    # every event before it, the decay write's included.
+    assert last_writer(state, MARKER) != "human"
+    with (vault / MARKER).open("a", encoding="utf-8") as handle:
+        handle.write("\nA line added by hand after the decay run.\n")
+    wait_until(lambda: last_writer(state, MARKER) == "human")
+    assert last_writer(state, PLAN) != "human"  # the bridge's own write, not a person's
 
 
 def test_without_serve_a_cli_writer_works_directly(template_vault: Path, tmp_path: Path) -> None:
     state = tmp_path / "state"
     args = ["decay", "--vault", str(template_vault), "--state-dir", str(state), "--json"]
-    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=CEILING)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["through"] is None
 
 
 def _cli(vault: Path, state: Path, *args: str) -> tuple[int, dict[str, object]]:
     argv = [*args, "--vault", str(vault), "--state-dir", str(state), "--json"]
-    done = subprocess.run([*COMMAND, *argv], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*COMMAND, *argv], capture_output=True, text=True, timeout=CEILING)
     return done.returncode, json.loads(done.stdout or "{}")
 
 
@@ -118,7 +120,7 @@ def test_curate_and_review_from_the_cli_go_through_serve(
     code, decided = _cli(vault, state, "review", "reject", str(review_id), "--reason", "keep it")
     assert code == 0 and decided["through"] == url and decided["state"] == "rejected"
     assert (vault / "journal/2026-11-20.md").is_file()
-    assert _last_writer(state, "ops/keys/rotation.md") == "agent:bot"  # serve recorded it
+    assert last_writer(state, "ops/keys/rotation.md") == "agent:bot"  # serve recorded it
 
 
 def test_import_and_reindex_from_the_cli_go_through_serve(
@@ -135,7 +137,7 @@ def test_import_and_reindex_from_the_cli_go_through_serve(
     assert code == 0 and imported["through"] == url
     (written,) = imported["written"]  # type: ignore[misc]
     assert (vault / written).is_file()
-    assert _last_writer(state, written) != "human"  # the bridge's own write
+    assert last_writer(state, written) != "human"  # the bridge's own write
     code, reindexed = _cli(vault, state, "reindex")
     assert code == 0 and reindexed["through"] == url and reindexed["notes"] >= 19
     code, found = _cli(vault, state, "search", "zephyrine")
@@ -157,7 +159,7 @@ def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(
 
     proc = _serve(vault, state)
     try:
-        _wait_for(_lines(proc), "watching", timeout=60)
+        _wait_for(_lines(proc), "watching")
         url = _served_url(state)
         ops.write_text(json.dumps(BATCH))
         code, served = _cli(vault, state, "curate", "--operations", str(ops), "--agent", "bot")

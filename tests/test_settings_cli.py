@@ -116,3 +116,40 @@ def test_doctor_shows_link_brackets_and_a_failed_add_shows_the_existing_note(
     assert code == 1 and result["status"] == "failed"
     assert result["existing"]["path"] == "engineering/auth/jwt_expiry.md"
     assert len(result["existing"]["base_hash"]) == 64
+
+
+def test_an_unknown_variable_is_named_once_with_the_closest_setting(
+    template_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("VAULT_BRIDGE_PROT", "1")
+    monkeypatch.setenv("VAULT_BRIDGE_NOTHING_LIKE_IT", "1")
+    argv = ["status", "--json", "--vault", str(template_vault), "--state-dir", str(tmp_path / "s")]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0 and json.loads(out)["vault"]  # a warning, not an error; stdout stays JSON
+    assert err.count("VAULT_BRIDGE_PROT") == 1
+    assert (
+        "VAULT_BRIDGE_PROT is not a setting and is ignored; did you mean VAULT_BRIDGE_PORT?" in err
+    )
+    assert "VAULT_BRIDGE_NOTHING_LIKE_IT is not a setting" in err and "configuration.md" in err
+
+
+def test_settings_and_the_products_own_variables_raise_no_warning(
+    template_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bridge.install.service import SERVICE_ENV
+    from bridge.settings import OTHER_VARIABLES
+
+    assert SERVICE_ENV in OTHER_VARIABLES
+    monkeypatch.setenv(SERVICE_ENV, "vault-bridge-notes")  # set in a service's environment
+    monkeypatch.setenv("VAULT_BRIDGE_DEBOUNCE_MS", "250")
+    monkeypatch.setenv("vault_bridge_port", "27199")  # names are matched case-insensitively
+    # VAULT_BRIDGE_CONFIG is set for every test (conftest.py).
+    argv = ["status", "--json", "--vault", str(template_vault), "--state-dir", str(tmp_path / "s")]
+    code, _, err = _run(capsys, *argv)
+    assert code == 0 and "warning" not in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
@@ -91,12 +92,13 @@ def _tasks(ctx: ApiContext) -> TaskRunner:
 @router.post("/curate", status_code=202, tags=["curation"])
 def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
     """Let the bridge's LLM turn raw content into operations; poll `/v1/tasks/{id}`."""
+    arrived = time.monotonic()  # the model's time budget counts from here, not from the task
     curator = ctx.bridge.curator
     if curator is None:
         raise ApiError(503, "no_llm", NO_LLM)
 
     def work() -> dict[str, Any]:
-        outcome = curator.curate(body.content, body.author)
+        outcome = curator.curate(body.content, body.author, arrived)
         _publish_batch(ctx, outcome.batch)
         return outcome.to_dict()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -92,11 +93,22 @@ def status(ctx: Ctx) -> Status:
     )
 
 
-def _ask(ctx: ApiContext, body: QueryRequest, kind: str) -> QueryResult:
+def _ask(
+    ctx: ApiContext, body: QueryRequest, kind: str, arrived: float | None = None
+) -> QueryResult:
     engine = ctx.bridge.engine
-    run = engine.query if kind == "query" else engine.search
     try:
-        return run(body.query, budget_words=body.budget_words, limit=body.limit, scope=body.scope)
+        if kind == "search":
+            return engine.search(
+                body.query, budget_words=body.budget_words, limit=body.limit, scope=body.scope
+            )
+        return engine.query(
+            body.query,
+            budget_words=body.budget_words,
+            limit=body.limit,
+            scope=body.scope,
+            arrived=arrived,
+        )
     except ValueError as exc:
         raise ApiError(400, "bad_scope", str(exc)) from exc
 
@@ -108,9 +120,10 @@ def _ask(ctx: ApiContext, body: QueryRequest, kind: str) -> QueryResult:
 @router.post("/query", response_model=QueryResult, tags=["query"])
 async def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Answer through the tiers (cache, direct, LLM) with sources and excerpts."""
+    arrived = time.monotonic()  # an LLM answer's time budget counts from here, queueing included
     if ctx.bridge.engine.answerer is not None:
-        return await run_in_threadpool(_ask, ctx, body, "query")
-    return _ask(ctx, body, "query")
+        return await run_in_threadpool(_ask, ctx, body, "query", arrived)
+    return _ask(ctx, body, "query", arrived)
 
 
 @router.post("/search", response_model=QueryResult, tags=["query"])

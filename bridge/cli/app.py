@@ -7,14 +7,16 @@ Exit codes scripts can trust: 0 done, 1 done but problems were found (e.g. `doct
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from bridge.settings import Settings, SettingsUnusableError, load_settings
+from bridge.settings import Settings, SettingsUnusableError, load_settings, unknown_variables
 from bridge.vault.store import VaultError, VaultStore
 
 app = typer.Typer(
@@ -46,6 +48,8 @@ def _root(
     ] = False,
 ) -> None:
     """Agent-native memory that lives in an Obsidian vault."""
+    for warning in unknown_variables(os.environ):  # once per command, whichever it is
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if ctx.invoked_subcommand is None:  # bare `vault-bridge`: the help, and success
         console.print(ctx.get_help(), highlight=False, markup=False)
         raise typer.Exit(0)

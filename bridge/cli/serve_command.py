@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -55,7 +54,7 @@ def _serve(settings: Settings) -> None:
         raise fail(str(exc)) from exc
     answerer = bridge.engine.answerer
     if isinstance(answerer, LLMAnswerer):  # the first tier 3/4 answer should not pay the import
-        threading.Thread(target=answerer.client.warm, daemon=True, name="llm-warm").start()
+        answerer.client.warm()  # a background thread; returns at once
     cleaned = bridge.store.clean_temp_files()
     if cleaned:
         err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")

@@ -3,14 +3,21 @@
 Tier 3 is one completion over the excerpts the engine already packed. Tier 4 is a bounded tool
 loop: at most `max_rounds` model calls inside the task budget, and the last one is made without
 tools so the model has to answer with what it has. A model that cannot use tools gets a tier 3
-answer instead of an error.
+answer instead of an error. Both count their budget from `started`, when the request arrived.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bridge.llm.client import Budget, LLMClient, LLMError, LLMTimeoutError, Message
+from bridge.llm.client import (
+    Budget,
+    LLMClient,
+    LLMError,
+    LLMModelError,
+    LLMTimeoutError,
+    Message,
+)
 from bridge.llm.prompts import answer_messages
 from bridge.llm.tools import TOOL_SPECS, MemoryTools
 from bridge.query.models import Source
@@ -29,14 +36,20 @@ class LLMAnswerer:
         self.tools = tools
         self.max_rounds = max_rounds
 
-    def one_call(self, query: str, sources: Sequence[Source]) -> str:
-        """Tier 3: one completion over the prefetched excerpts, citing them as @path.md."""
-        reply = self.client.complete(answer_messages(query, sources, False), self.client.budget())
+    def one_call(self, query: str, sources: Sequence[Source], started: float | None = None) -> str:
+        """Tier 3: one completion over the prefetched excerpts, citing them as @path.md.
+
+        `started` is the client-clock time the request arrived (None: now).
+        """
+        return self._one_call(query, sources, self.client.budget(started))
+
+    def _one_call(self, query: str, sources: Sequence[Source], budget: Budget) -> str:
+        reply = self.client.complete(answer_messages(query, sources, False), budget)
         return reply.content.strip() or NO_ANSWER
 
-    def agentic(self, query: str, sources: Sequence[Source]) -> str:
+    def agentic(self, query: str, sources: Sequence[Source], started: float | None = None) -> str:
         """Tier 4: the bounded tool loop. Raises `LLMError` only if no answer could be had."""
-        budget = self.client.budget()
+        budget = self.client.budget(started)
         messages: list[Message] = answer_messages(query, sources, True)
         for round_number in range(1, self.max_rounds + 1):
             last = round_number == self.max_rounds or self._nearly_out(budget)
@@ -44,13 +57,14 @@ class LLMAnswerer:
                 messages.append({"role": "user", "content": FINAL_NUDGE})
             try:
                 reply = self.client.complete(messages, budget, None if last else TOOL_SPECS)
-            except LLMTimeoutError:
+            except (LLMTimeoutError, LLMModelError):
                 raise
             except LLMError:
                 if round_number == 1:
                     # Trigger: the provider refused the tools parameter (no function calling).
-                    # Why: a weaker answer beats an error. Outcome: tier 3 over the excerpts.
-                    return self.one_call(query, sources)
+                    # Why: a weaker answer beats an error. Outcome: tier 3 over the excerpts,
+                    # inside what is left of the same budget.
+                    return self._one_call(query, sources, budget)
                 raise
             if last or not reply.tool_calls:
                 return reply.content.strip() or NO_ANSWER

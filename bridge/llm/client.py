@@ -1,9 +1,11 @@
 """The LLM adapter: one place that talks to litellm, with a timeout, a budget and retries.
 
-litellm is large and, at import, would fetch a model price list from the network; it is imported
-only when a call is made, with `LITELLM_LOCAL_MODEL_COST_MAP=True` so it reads its bundled copy
-(DESIGN section 8). Every task (one curation, one answer) gets a `Budget`: no request may run
-past it, so a slow provider cannot hold an HTTP request or a CLI command for ever.
+litellm is large and, at import, would fetch a model price list from the network; `loader.py`
+imports it off the request path, with `LITELLM_LOCAL_MODEL_COST_MAP=True` so it reads its
+bundled copy (DESIGN section 8). Every task (one curation, one answer) gets a `Budget` that
+counts from when the request arrived: waiting for the import, every attempt, back-off pause,
+correction round and tool round come out of it, so a slow provider cannot hold an HTTP request
+or a CLI command past its deadline.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.llm import fake
+from bridge.llm.loader import LITELLM, LitellmLoader, unknown_model
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,10 @@ class LLMError(RuntimeError):
 
 class LLMTimeoutError(LLMError):
     """A request, or the whole task, ran out of time."""
+
+
+class LLMModelError(LLMError):
+    """litellm cannot route the configured model: no retry, tier or round can help."""
 
 
 @dataclass(frozen=True)
@@ -84,27 +90,20 @@ class Completion:
 
 
 class Budget:
-    """The time one task may spend on model calls."""
+    """The time one task may spend, as a deadline `seconds` after it started on `clock`."""
 
-    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        started: float | None = None,
+    ) -> None:
         self.seconds = seconds
         self._clock = clock
-        self._deadline = clock() + seconds
+        self.deadline = (clock() if started is None else started) + seconds
 
     def remaining(self) -> float:
-        return max(0.0, self._deadline - self._clock())
-
-
-def _litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    module: Any = litellm
-    # litellm prints "Give Feedback / Get Help" banners to stdout on errors, which broke
-    # `--json` output; errors reach the user through `LLMError` instead.
-    module.suppress_debug_info = True
-    module.set_verbose = False
-    return module
+        return max(0.0, self.deadline - self._clock())
 
 
 def _transient(litellm: Any) -> tuple[type[BaseException], ...]:
@@ -128,23 +127,58 @@ def _completion(response: Any) -> Completion:
 
 
 class LLMClient:
-    """Chat completions through litellm with per-request timeout, task budget and retries."""
+    """Chat completions through litellm with per-request timeout, task budget and retries.
 
-    def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep) -> None:
+    `clock` (monotonic seconds) and `sleep` (the back-off pause) are the client's sense of
+    time; tests give both a fake clock, and `loader` a stand-in for litellm's import.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        loader: LitellmLoader = LITELLM,
+    ) -> None:
         self.config = config
-        self.sleep = sleep  # the back-off pause; tests replace it to run fast
+        self.sleep = sleep
+        self.clock = clock
+        self.loader = loader
+        self._model_problem: str | None = None
+        self._model_checked = False
 
     @property
     def model(self) -> str:
         return self.config.model
 
     def warm(self) -> None:
-        """Import litellm now (about a second), so the first request does not pay for it."""
-        _litellm()
+        """Start importing litellm in the background, so the first request finds it loaded."""
+        self.loader.start()
 
-    def budget(self) -> Budget:
-        """A fresh budget of `llm_budget_seconds` for one task."""
-        return Budget(self.config.budget_seconds)
+    def budget(self, started: float | None = None) -> Budget:
+        """The budget of one task: `llm_budget_seconds` from `started` (`clock` time; now)."""
+        return Budget(self.config.budget_seconds, self.clock, started)
+
+    def _litellm(self, budget: Budget) -> Any:
+        """litellm, once loaded within the budget, and only for a model it can route."""
+        try:
+            litellm = self.loader.wait(budget.remaining())
+        except Exception as exc:  # not installed, or broken: no retry can help
+            raise LLMModelError(f"litellm could not be imported: {_short(exc)}") from exc
+        if litellm is None:
+            raise LLMTimeoutError(
+                f"the model {self.config.model} did not answer in time: litellm was still "
+                "loading (the first call of a process imports it) when the time budget ran "
+                f"out (llm_budget_seconds {self.config.budget_seconds:g})"
+            )
+        if not self._model_checked:
+            fake_model = self.config.model == fake.FAKE_MODEL
+            model = fake.LITELLM_MODEL if fake_model else self.config.model
+            self._model_problem = unknown_model(litellm, model, self.config.extra.get("api_base"))
+            self._model_checked = True
+        if self._model_problem is not None:
+            raise LLMModelError(self._model_problem)
+        return litellm
 
     def complete(
         self,
@@ -154,9 +188,10 @@ class LLMClient:
     ) -> Completion:
         """One completion; transient failures are retried while the budget allows.
 
-        Raises `LLMTimeoutError` when time runs out and `LLMError` for anything else.
+        Raises `LLMTimeoutError` when time runs out (waiting for litellm's import included),
+        `LLMModelError` when litellm cannot route the model, and `LLMError` for anything else.
         """
-        litellm = _litellm()
+        litellm = self._litellm(budget)
         transient = _transient(litellm)
         attempts = self.config.retries + 1
         last: BaseException | None = None
@@ -196,15 +231,25 @@ class LLMClient:
                     self.sleep(pause)
             except Exception as exc:
                 raise LLMError(f"the model {self.config.model} failed: {_short(exc)}") from exc
-        if last is None or isinstance(last, (_DeadlineError, *_timeouts(litellm))):
-            raise LLMTimeoutError(
-                f"the model {self.config.model} did not answer in time (llm_timeout_seconds "
-                f"{self.config.timeout_seconds:g}, llm_budget_seconds "
-                f"{self.config.budget_seconds:g})"
-            ) from last
+        # Trigger: the retries stopped because the deadline came, after a connection error
+        # say. Why: "failed 3 times" read as "try again", and tier 4 did, on a fresh budget
+        # (a 20 s budget took 40.8 s). Outcome: a timeout, which no caller retries.
+        if last is None or budget.remaining() <= 0:
+            raise self._out_of_time(last) from last
+        if isinstance(last, (_DeadlineError, *_timeouts(litellm))):
+            raise self._out_of_time(last) from last
         raise LLMError(
             f"the model {self.config.model} failed {attempts} times: {_short(last)}"
         ) from last
+
+    def _out_of_time(self, last: BaseException | None) -> LLMTimeoutError:
+        """The task's time ran out: which limits applied, and the last error if it says more."""
+        said = "" if last is None or isinstance(last, _DeadlineError) else _short(last)
+        return LLMTimeoutError(
+            f"the model {self.config.model} did not answer in time (llm_timeout_seconds "
+            f"{self.config.timeout_seconds:g}, llm_budget_seconds "
+            f"{self.config.budget_seconds:g}{'; last error: ' + said if said else ''})"
+        )
 
 
 def _within(call: Callable[[], Any], seconds: float) -> Any:

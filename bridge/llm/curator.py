@@ -118,10 +118,14 @@ class LLMCurator:
         self.correction_rounds = correction_rounds
         self.part_chars = part_chars
 
-    def curate(self, content: str, author: str) -> CurationOutcome:
-        """Curate `content` as `author`; never raises for model trouble (see `error`)."""
+    def curate(self, content: str, author: str, started: float | None = None) -> CurationOutcome:
+        """Curate `content` as `author`; never raises for model trouble (see `error`).
+
+        The time budget counts from `started` (client-clock time the request arrived; None:
+        now) and covers every part and correction round.
+        """
         parts = split_content(content, self.part_chars)
-        budget = self.client.budget()
+        budget = self.client.budget(started)
         results: list[OpResult] = []
         rounds = 0
         errors: list[str] = []

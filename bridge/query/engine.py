@@ -39,11 +39,15 @@ NO_LLM = (
 
 
 class Answerer(Protocol):
-    """Tiers 3 and 4, implemented over an LLM by the curation/LLM layer."""
+    """Tiers 3 and 4, implemented over an LLM by the curation/LLM layer.
 
-    def one_call(self, query: str, sources: Sequence[Source]) -> str: ...
+    `started` is the `time.monotonic()` at which the request arrived: the answer's time
+    budget counts from it, so time spent before the model is asked is not free.
+    """
 
-    def agentic(self, query: str, sources: Sequence[Source]) -> str: ...
+    def one_call(self, query: str, sources: Sequence[Source], started: float) -> str: ...
+
+    def agentic(self, query: str, sources: Sequence[Source], started: float) -> str: ...
 
 
 # `@path/to/note.md` as the answer prompts ask the model to cite (DESIGN 2: relations).
@@ -82,13 +86,17 @@ class QueryEngine:
         budget_words: int | None = None,
         limit: int = 10,
         scope: str | None = None,
+        arrived: float | None = None,
     ) -> QueryResult:
         """Answer through the tiers: exact cache, fuzzy cache, direct, LLM (if configured).
 
         `scope` limits the search to one folder of the vault (`conversations/team-chat`).
         The notes the answer was taken from are credited as used (DESIGN 4), once each.
+        `arrived` is the `time.monotonic()` at which the request arrived (default: now); an
+        LLM answer's time budget counts from it.
         """
         start = time.perf_counter()
+        arrived = time.monotonic() if arrived is None else arrived
         check_request(text, budget_words, limit)
         budget = budget_words or self.params.default_budget
         scope = normalise_scope(scope)
@@ -109,7 +117,7 @@ class QueryEngine:
         )
         if cached is not None:
             return self._deliver(cached, _replayed(cached, text, 1), start)
-        result, evidence = self._answer(text, terms, budget, limit, scope, generation)
+        result, evidence = self._answer(text, terms, budget, limit, scope, generation, arrived)
         if not (result.message or "").startswith(LLM_FAILED_PREFIX):
             # a failure may succeed next time
             self.cache.put(key, tokens, generation, result, evidence)
@@ -225,6 +233,7 @@ class QueryEngine:
         limit: int,
         scope: str | None,
         generation: int,
+        arrived: float,
     ) -> tuple[QueryResult, Evidence]:
         found = self.retrieve(terms, budget, limit, scope)
         decision = route(found.evidence, self.params.tiers)
@@ -254,7 +263,7 @@ class QueryEngine:
                 )
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
-                update = self._llm_answer(tier, text, terms, limit, scope)
+                update = self._llm_answer(tier, text, terms, limit, scope, arrived)
                 result = skeleton.model_copy(update={**with_sources, **update, "tier": tier})
             case _:
                 assert_never(decision)
@@ -274,7 +283,13 @@ class QueryEngine:
         )
 
     def _llm_answer(
-        self, tier: int, text: str, terms: QueryTerms, limit: int, scope: str | None
+        self,
+        tier: int,
+        text: str,
+        terms: QueryTerms,
+        limit: int,
+        scope: str | None,
+        arrived: float,
     ) -> dict[str, object]:
         """Tier 3 or 4 over a larger prefetch than the caller's budget; on failure, say why.
 
@@ -288,9 +303,9 @@ class QueryEngine:
         context = self.retrieve(terms, self.params.llm_budget_words, max(limit, 20), scope)
         try:
             if tier == 3:
-                answer = self.answerer.one_call(text, context.sources)
+                answer = self.answerer.one_call(text, context.sources, arrived)
             else:
-                answer = self.answerer.agentic(text, context.sources)
+                answer = self.answerer.agentic(text, context.sources, arrived)
         except Exception as exc:  # any model failure: degrade to the excerpts
             return {"message": LLM_FAILED.format(error=exc)}
         return {"answer": answer, "answered_from": self._cited(answer)}

@@ -24,7 +24,7 @@ import { runEveryCommand } from "./flows/commands.mjs";
 import { askAndOpenSources, askNeedingAnLlm, openFromRibbon } from "./flows/query.mjs";
 import { reviewEdits } from "./flows/review.mjs";
 import { freePort, initVault, isolatedDirs, startBridge } from "./lib/bridge.mjs";
-import { step } from "./lib/page.mjs";
+import { CEILING_MS, step } from "./lib/page.mjs";
 import { serveHarness } from "./lib/server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -104,6 +104,7 @@ async function main() {
     cleanups.push(site.close);
     const context = await launch(join(tmp, "chromium-profile"));
     cleanups.push(() => context.close());
+    context.setDefaultTimeout(CEILING_MS); // Playwright's 30 s is too short on a busy machine
     const page = context.pages()[0] ?? (await context.newPage());
     const errors = [];
     page.on("pageerror", (error) => errors.push(String(error)));

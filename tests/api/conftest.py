@@ -13,7 +13,7 @@ from bridge.api.app import create_app
 from bridge.api.security import load_or_create_token
 from bridge.api.server import BackgroundServer
 from bridge.runtime import Bridge
-from tests.conftest import open_test_bridge
+from tests.conftest import CEILING, open_test_bridge
 
 
 @dataclass
@@ -33,8 +33,8 @@ def api(template_vault: Path, tmp_path: Path) -> Iterator[LiveApi]:
     bridge = open_test_bridge(template_vault, tmp_path / "state")
     token = load_or_create_token(bridge.settings.state_path)
     server = BackgroundServer(create_app(bridge, token))
-    url = server.start()
-    with httpx.Client(base_url=url, timeout=10) as client:
+    url = server.start(timeout=CEILING)
+    with httpx.Client(base_url=url, timeout=CEILING) as client:
         yield LiveApi(url, token, bridge, client)
     server.stop()
     bridge.close()

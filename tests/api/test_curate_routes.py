@@ -8,6 +8,7 @@ import threading
 import httpx
 
 from tests.api.conftest import LiveApi
+from tests.conftest import CEILING
 
 HUMAN_NOTE = "engineering/auth/jwt_expiry.md"
 
@@ -128,7 +129,7 @@ def test_review_events_are_streamed(api: LiveApi) -> None:
 
     def listen() -> None:
         with (
-            httpx.Client(base_url=api.url, timeout=10) as client,
+            httpx.Client(base_url=api.url, timeout=CEILING) as client,
             client.stream("GET", "/v1/events", headers=api.auth) as response,
         ):
             for line in response.iter_lines():
@@ -141,8 +142,8 @@ def test_review_events_are_streamed(api: LiveApi) -> None:
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
-    assert ready.wait(10)
+    assert ready.wait(CEILING)
     post_ops(api, {"type": "UPDATE", "path": HUMAN_NOTE, "summary": "x"})
-    thread.join(10)
+    thread.join(CEILING)
     assert seen[-1] == "review.added"
     assert json.dumps(seen)

@@ -8,6 +8,7 @@ import threading
 import httpx
 
 from tests.api.conftest import LiveApi
+from tests.conftest import CEILING
 
 
 def test_query_and_search(api: LiveApi) -> None:
@@ -65,7 +66,7 @@ def test_events_stream_index_generations(api: LiveApi) -> None:
 
     def listen() -> None:
         with (
-            httpx.Client(base_url=api.url, timeout=10) as client,
+            httpx.Client(base_url=api.url, timeout=CEILING) as client,
             client.stream("GET", "/v1/events", headers=api.auth) as response,
         ):
             event = None
@@ -81,11 +82,11 @@ def test_events_stream_index_generations(api: LiveApi) -> None:
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
-    assert ready.wait(10)
+    assert ready.wait(CEILING)
     note = api.bridge.store.read("billing/plans/team_plan.md")
     api.bridge.index.upsert(note, note.parse())
     api.bridge.index.commit()
-    thread.join(10)
+    thread.join(CEILING)
     kinds = [r["event"] for r in received]
     assert kinds[0] == "hello"
     assert "entry.changed" in kinds and kinds[-1] == "index.generation"

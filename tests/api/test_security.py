@@ -10,6 +10,7 @@ import pytest
 
 from bridge.api.security import host_is_loopback, load_or_create_token
 from tests.api.conftest import LiveApi
+from tests.conftest import CEILING
 
 
 def test_health_needs_no_token(api: LiveApi) -> None:
@@ -81,7 +82,7 @@ def test_a_duplicate_host_header_is_refused(api: LiveApi) -> None:
         f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n"
         f"Authorization: Bearer {api.token}\r\nConnection: close\r\n\r\n"
     ).encode()
-    with socket.create_connection((where.hostname, where.port), timeout=10) as conn:
+    with socket.create_connection((where.hostname, where.port), timeout=CEILING) as conn:
         conn.sendall(request)
         reply = b""
         while chunk := conn.recv(65536):

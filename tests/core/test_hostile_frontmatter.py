@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bridge.core import frontmatter as fm
@@ -21,12 +19,13 @@ ALIAS_BOMB = (
 )
 
 
-def test_an_alias_chain_is_refused_quickly_and_the_note_is_read_as_text() -> None:
-    started = time.process_time()
-    with pytest.raises(fm.FrontmatterTooComplexError, match="expands to more than"):
+def test_an_alias_chain_is_refused_before_it_expands_and_the_note_is_read_as_text() -> None:
+    # 9**8 (43 million) values if expanded: the loader refuses the node graph, where each alias
+    # is one shared node, on its size limit, and never builds a value.
+    limit = f"expands to more than {fm.MAX_YAML_VALUES:,} values"
+    with pytest.raises(fm.FrontmatterTooComplexError, match=limit):
         fm.load(ALIAS_BOMB)
     note = parse_note("bomb.md", f"---\n{ALIAS_BOMB}---\n# Bomb\n\nstill findable words\n")
-    assert time.process_time() - started < 5  # generous: the check is linear, not exponential
     assert [p.code for p in note.problems] == ["yaml_too_complex"]
     assert note.problems[0].blocks_writes
     assert "still findable words" in note.body and note.frontmatter == {}

@@ -6,13 +6,14 @@ import multiprocessing
 import multiprocessing.synchronize
 import os
 import signal
-import time
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from bridge.core.operations import parse_operations
 from bridge.runtime import open_bridge
 from bridge.settings import Settings
+from tests.conftest import CEILING
 
 PATH = "billing/plans/annual_plan.md"
 
@@ -23,7 +24,7 @@ def _curate_then_hang(vault: str, state: str, started: multiprocessing.synchroni
 
     def hang(_fd: int) -> None:
         started.set()
-        time.sleep(60)
+        threading.Event().wait()  # for good: the parent kills it here
 
     os.fsync = hang  # the crash point: data in the temp file, not yet renamed over the note
     op = {"type": "UPDATE", "path": PATH, "narrative": "half-written new version " * 500}
@@ -38,11 +39,11 @@ def _kill_at_crash_point(target: Callable[..., None], vault: Path, state: Path) 
     child = ctx.Process(target=target, args=(str(vault), str(state), started))
     child.start()
     try:
-        assert started.wait(60), "the child never reached the crash point"
+        assert started.wait(CEILING), "the child never reached the crash point"
     finally:
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
-        child.join(10)
+        child.join(CEILING)
 
 
 def test_a_crash_mid_curation_leaves_the_old_note_intact(
@@ -81,7 +82,7 @@ def _rename_then_hang(vault: str, state: str, started: multiprocessing.synchroni
         calls += 1
         if calls == 2:  # 1: the temp file; 2: the folder, after the rename
             started.set()
-            time.sleep(60)
+            threading.Event().wait()  # for good: the parent kills it here
         real_fsync(fd)
 
     os.fsync = hang_after_rename

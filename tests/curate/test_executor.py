@@ -11,7 +11,7 @@ import pytest
 
 from bridge.core.entry import parse_note
 from bridge.runtime import Bridge
-from tests.conftest import snapshot
+from tests.conftest import CEILING, snapshot
 from tests.curate.conftest import OpenBridge
 from tests.curate.helpers import add_op, run
 
@@ -143,7 +143,7 @@ def test_two_agents_curating_at_once_are_serialised_and_nothing_is_lost(bridge: 
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(60)
+        thread.join(CEILING)
     assert errors == []
     body = text(bridge, API_KEYS)
     for name in ("alpha", "beta"):

@@ -10,13 +10,14 @@ from pathlib import Path
 from bridge import __version__
 from bridge.install.executable import installed_command
 from bridge.install.files import write_atomic
+from tests.conftest import CEILING
 
 
 def test_installed_command_is_the_script_beside_this_python() -> None:
     command = installed_command()
     assert command == [str(Path(sys.executable).absolute().parent / "vault-bridge")]
     done = subprocess.run(
-        [*command, "--version"], capture_output=True, text=True, timeout=60, check=False
+        [*command, "--version"], capture_output=True, text=True, timeout=CEILING, check=False
     )
     assert done.returncode == 0 and __version__ in done.stdout
 
@@ -26,7 +27,7 @@ def test_python_dash_m_bridge_cli_runs_the_same_cli() -> None:
         [sys.executable, "-m", "bridge.cli", "--version"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=CEILING,
         check=False,
         cwd="/",  # as a service manager would start it: not from the repository
     )

@@ -14,7 +14,7 @@ import pytest
 
 from bridge.install.executable import installed_command
 from bridge.install.service import slug, systemd_word
-from tests.conftest import snapshot
+from tests.conftest import CEILING, snapshot
 from tests.install.conftest import Run, cli, make_vault
 
 NS = {"t": "http://schemas.microsoft.com/windows/2004/02/mit/task"}
@@ -114,7 +114,7 @@ def test_systemd_accepts_the_unit(
     unit = tmp_path / "vault-bridge-check.service"
     unit.write_text(text.out)
     done = subprocess.run(
-        [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=30, check=False
+        [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=CEILING, check=False
     )
     assert done.returncode == 0, done.stderr
     assert "escape" not in done.stderr  # systemd logs "Ignoring unknown escape sequences"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bridge.llm.answerer import LLMAnswerer
-from bridge.llm.client import _litellm
+from bridge.llm.loader import litellm_now
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 
@@ -50,7 +50,7 @@ TIMEOUT = {"mock_timeout": True}
 
 @pytest.fixture
 def script(monkeypatch: pytest.MonkeyPatch) -> Script:
-    litellm = _litellm()
+    litellm = litellm_now()
     real = litellm.completion
     scripted = Script()
 

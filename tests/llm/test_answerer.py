@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from bridge.llm.answerer import FINAL_NUDGE, LLMAnswerer
-from bridge.llm.client import LLMError, _litellm
+from bridge.llm.client import LLMError
+from bridge.llm.loader import litellm_now
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from tests.llm.conftest import MODEL, TIMEOUT, Script, tool_call
@@ -73,7 +74,7 @@ def test_tier_4_stops_after_eight_rounds_with_a_last_call_without_tools(
 def test_a_model_without_function_calling_gets_a_tier_3_answer(
     llm_bridge: Bridge, script: Script
 ) -> None:
-    litellm = _litellm()
+    litellm = litellm_now()
     refused = litellm.BadRequestError(
         message="tools are not supported", model=MODEL, llm_provider="openai"
     )

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from bridge.core.entry import parse_note
-from bridge.llm.client import _litellm
 from bridge.llm.curator import extract_operations, split_content
+from bridge.llm.loader import import_litellm
 from bridge.runtime import Bridge
 from tests.conftest import ROOT, snapshot
 from tests.llm.conftest import TIMEOUT, Script
@@ -140,5 +140,5 @@ def test_the_bridge_does_not_import_litellm_until_a_call(monkeypatch: pytest.Mon
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
-    _litellm()
+    import_litellm()  # what the loader's thread runs
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"

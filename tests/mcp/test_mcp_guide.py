@@ -21,7 +21,7 @@ from bridge.api.security import load_or_create_token
 from bridge.api.server import BackgroundServer
 from bridge.mcp.backend import HttpBackend, LocalBackend, MemoryBackend
 from bridge.mcp.server import build_server
-from tests.conftest import open_test_bridge
+from tests.conftest import CEILING, open_test_bridge
 
 JWT = "engineering/auth/jwt_expiry.md"
 
@@ -38,7 +38,7 @@ def backend(
         return
     token = load_or_create_token(bridge.settings.state_path)
     server = BackgroundServer(create_app(bridge, token))
-    remote = HttpBackend(server.start(), token)
+    remote = HttpBackend(server.start(timeout=CEILING), token)
     try:
         yield remote
     finally:

@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from bridge.api.app import create_app
 from bridge.api.security import load_or_create_token
 from bridge.api.server import BackgroundServer, discovery_file
-from tests.conftest import open_test_bridge
+from tests.conftest import CEILING, open_test_bridge
 
 TOOLS = {
     "memory_query",
@@ -49,7 +49,7 @@ def refusal(result: Any) -> str:
 
 async def session(params: StdioServerParameters) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    async with mcp.Client(params, read_timeout_seconds=60) as client:
+    async with mcp.Client(params, read_timeout_seconds=CEILING) as client:
         listed = await client.list_tools()
         out["tools"] = {t.name: t for t in listed.tools}
         out["query"] = payload(
@@ -134,7 +134,7 @@ def test_mcp_goes_through_a_running_bridge(template_vault: Path, tmp_path: Path)
     bridge = open_test_bridge(template_vault, state)
     token = load_or_create_token(state)
     server = BackgroundServer(create_app(bridge, token))
-    url = server.start()
+    url = server.start(timeout=CEILING)
     port = int(url.rsplit(":", 1)[1])
     try:
         with discovery_file(state, "127.0.0.1", port):

@@ -17,7 +17,7 @@ from bridge.cli import main
 from bridge.core.overview import CLOSE_MARKER, OPEN_MARKER
 from bridge.runtime import Bridge
 from bridge.vault.store import content_hash
-from tests.conftest import open_test_bridge, snapshot
+from tests.conftest import CEILING, open_test_bridge, snapshot
 from tests.overviews.conftest import AUTH_INDEX, around_region, region_of, write_auth_index
 
 
@@ -140,7 +140,7 @@ def served(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Bridge, str, 
     bridge = open_test_bridge(template_vault, state)
     token = load_or_create_token(state)
     server = BackgroundServer(create_app(bridge, token))
-    url = server.start()
+    url = server.start(timeout=CEILING)
     try:
         with discovery_file(state, "127.0.0.1", int(url.rsplit(":", 1)[1])):
             yield bridge, url, token
@@ -175,7 +175,7 @@ def test_the_tree_serves_the_overview_with_or_without_markers(
 ) -> None:
     _, url, token = served
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=10) as client:
+    with httpx.Client(base_url=url, headers=headers, timeout=CEILING) as client:
         auth = client.get("/v1/tree", params={"folder": "engineering/auth", "depth": 1}).json()
         root = client.get("/v1/tree").json()
         bad = client.post("/v1/overviews", json={"folder": "../x"})

@@ -15,7 +15,7 @@ from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.runtime import Bridge
 from bridge.vault.store import VaultStore
-from tests.conftest import open_test_bridge, write_entries
+from tests.conftest import CEILING, open_test_bridge, write_entries
 
 
 def edit(bridge: Bridge, path: str, old: str, new: str) -> None:
@@ -75,7 +75,7 @@ def accesses(bridge: Bridge, path: str) -> int:
     return bridge.lifecycle.view(path, "core", None, bridge.engine.clock()).access_count
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+def wait_for(predicate: Callable[[], bool], timeout: float = CEILING) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "condition not met in time"

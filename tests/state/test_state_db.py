@@ -11,6 +11,7 @@ import pytest
 
 from bridge.state import db as state_db
 from bridge.state.db import DB_NAME, MIGRATIONS, StateDB
+from tests.conftest import CEILING
 
 
 def tables(db: StateDB) -> set[str]:
@@ -137,7 +138,7 @@ def test_threads_share_one_connection_safely(tmp_path: Path) -> None:
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(timeout=30)
+            thread.join(timeout=CEILING)
         assert errors == []
         assert db.query("SELECT COUNT(*) FROM decay_runs")[0][0] == 200
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bridge.vault.store import NoteError, VaultStore
+from tests.conftest import CEILING
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX feature")
@@ -26,7 +27,7 @@ def test_a_fifo_named_like_a_note_is_reported_not_read(tmp_path: Path) -> None:
 
     worker = threading.Thread(target=read, daemon=True)
     worker.start()
-    worker.join(10)
+    worker.join(CEILING)
     assert not worker.is_alive(), "reading a FIFO blocked"
     (problem,) = outcome
     assert problem.code == "special_file" and "FIFO" in problem.message  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,12 +17,19 @@ from bridge.core.paths import UnsafePathError
 from bridge.vault.ignore import IgnoreRules
 from bridge.vault.scan import scan_vault
 from bridge.vault.store import NoteError, NoteFile, VaultError, VaultStore
-from tests.conftest import snapshot
+from tests.conftest import CEILING, snapshot
+
+
+def _an_hour_old(*files: Path) -> None:
+    """Set mtimes in the past, so any rewrite shows as a new mtime however fast it comes."""
+    past = time.time() - 3600
+    for file in files:
+        os.utime(file, (past, past))
 
 
 def test_reading_every_note_changes_nothing(store: VaultStore) -> None:
+    _an_hour_old(*(p for p in store.root.rglob("*") if p.is_file()))
     before = snapshot(store.root)
-    time.sleep(0.01)
     for path in store.iter_paths():
         store.read(path).parse()
     scan_vault(store)
@@ -31,8 +39,8 @@ def test_reading_every_note_changes_nothing(store: VaultStore) -> None:
 def test_writing_unchanged_bytes_does_not_touch_the_file(store: VaultStore) -> None:
     path = "engineering/auth/jwt_expiry.md"
     note = store.read(path)
+    _an_hour_old(store.root / path)
     mtime = (store.root / path).stat().st_mtime_ns
-    time.sleep(0.01)
     result = store.write(path, note.data)
     assert not result.changed
     assert (store.root / path).stat().st_mtime_ns == mtime
@@ -74,7 +82,7 @@ def _write_then_hang(root: str, path: str, started: multiprocessing.synchronize.
 
     def hang(_fd: int) -> None:
         started.set()
-        time.sleep(60)
+        threading.Event().wait()  # for good: the parent kills it here
 
     os.fsync = hang  # the crash point: data written to the temp file, not yet renamed
     store.write(path, b"# half-written new version\n" * 1000)
@@ -87,10 +95,10 @@ def test_a_crash_mid_write_leaves_the_old_note_intact(store: VaultStore) -> None
     started = ctx.Event()
     child = ctx.Process(target=_write_then_hang, args=(str(store.root), path, started))
     child.start()
-    assert started.wait(20), "the child never reached the crash point"
+    assert started.wait(CEILING), "the child never reached the crash point"
     assert child.pid is not None
     os.kill(child.pid, signal.SIGKILL)
-    child.join(10)
+    child.join(CEILING)
     assert (store.root / path).read_bytes() == original
     temps = [p for p in (store.root / "billing/plans").iterdir() if ".vb-tmp-" in p.name]
     assert len(temps) == 1, "the crash should have left its temp file behind"

@@ -14,12 +14,13 @@ from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from bridge.watch import LiveVault
 from bridge.watch.applier import Listener
+from tests.conftest import CEILING
 
 # Short enough to keep the suite fast, long enough to pair a delete with its create.
 TEST_DEBOUNCE_MS = 100
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+def wait_until(predicate: Callable[[], object], timeout: float = CEILING) -> None:
     """Poll `predicate` until it is true; fail the test with a clear message on timeout."""
     deadline = time.monotonic() + timeout
     while not predicate():

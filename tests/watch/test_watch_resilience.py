@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from bridge.watch import LiveVault
-from bridge.watch.applier import BACKOFF, looks_half_written
+from bridge.watch.applier import looks_half_written
+from tests.conftest import CEILING
 from tests.watch.conftest import found, wait_until
 
 JWT = "engineering/auth/jwt_expiry.md"
@@ -18,7 +19,7 @@ def test_a_half_written_binary_copy_then_completed(live: LiveVault) -> None:
     wait_until(lambda: live.stats.retries >= 1)
     (vault / JWT).write_text(original + "\nCompleted with a tapirish ending.\n")
     wait_until(lambda: found(live.bridge, "tapirish") == [JWT])
-    assert live.wait_idle(10)
+    assert live.wait_idle(CEILING)
     assert live.problems == {} and live.stats.failures == 0
     view = live.bridge.lifecycle.view(JWT, "core", None, live.applier.clock())
     assert view.update_count == 1 and view.maturity.value == "core"
@@ -43,7 +44,7 @@ def test_a_note_that_stays_unreadable_is_reported_and_unindexed(live: LiveVault)
     vault = live.bridge.store.root
     assert live.bridge.index.stamp(JWT) is not None
     (vault / JWT).write_bytes(b"\x00" * 64)
-    wait_until(lambda: JWT in live.problems, timeout=sum(BACKOFF) + 10)
+    wait_until(lambda: JWT in live.problems)
     assert live.problems[JWT].code == "binary"
     assert live.bridge.index.stamp(JWT) is None  # its old text is not served
     # The watcher goes on, and a fixed note comes back.
@@ -61,7 +62,7 @@ def test_an_emptied_note_is_given_time_before_it_counts(live: LiveVault) -> None
         wait_until(lambda: live.stats.retries >= 1)
         handle.write(original + "\nRewritten slowly: ocelotish.\n")
     wait_until(lambda: found(live.bridge, "ocelotish") == [JWT])
-    assert live.wait_idle(10)
+    assert live.wait_idle(CEILING)
     view = live.bridge.lifecycle.view(JWT, "core", None, live.applier.clock())
     assert view.update_count == 1 and view.maturity.value == "core"
 
@@ -72,7 +73,7 @@ def test_a_deleted_note_between_event_and_read_is_a_delete(live: LiveVault) -> N
     (vault / "fleeting.md").unlink()
     (vault / "marker.md").write_text("# Marker\n\nmeerkatish\n")
     wait_until(lambda: found(live.bridge, "meerkatish") == ["marker.md"])
-    assert live.wait_idle(10)
+    assert live.wait_idle(CEILING)
     assert live.bridge.index.stamp("fleeting.md") is None
     assert live.stats.failures == 0
 

@@ -19,6 +19,7 @@ from bridge.runtime import open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
+from tests.conftest import CEILING
 from tests.watch.conftest import found, leave_interrupted_commit, wait_until
 
 JWT = "engineering/auth/jwt_expiry.md"
@@ -37,7 +38,7 @@ def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
     return lines
 
 
-def _wait_for(lines: queue.Queue[str], text: str, timeout: float = 30.0) -> list[str]:
+def _wait_for(lines: queue.Queue[str], text: str, timeout: float = CEILING) -> list[str]:
     seen: list[str] = []
     deadline = time.monotonic() + timeout
     while not any(text in line for line in seen):
@@ -88,7 +89,7 @@ def test_serve_starts_after_a_kill_in_the_middle_of_an_index_commit(
             f"{info['url']}/v1/search",
             json={"query": "quokkaish"},
             headers={"Authorization": f"Bearer {token}"},
-            timeout=10,
+            timeout=CEILING,
         )
         assert answer.json()["sources"][0]["path"] == JWT
     finally:
@@ -114,16 +115,18 @@ def test_serve_indexes_human_edits_and_stops_on_sigterm(
         token = (state / "token").read_text().strip()
         assert (state / "token").stat().st_mode & 0o777 == 0o600
         status = httpx.get(
-            f"{info['url']}/v1/status", headers={"Authorization": f"Bearer {token}"}, timeout=10
+            f"{info['url']}/v1/status",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=CEILING,
         )
         assert status.status_code == 200 and status.json()["watching"] is True
         with (template_vault / JWT).open("a", encoding="utf-8") as handle:
             handle.write("\nEdited while serve runs: axolotlish.\n")
         with StateDB.open(state) as db:
             lifecycle = LifecycleStore(db)
-            wait_until(lambda: lifecycle.last_writer(JWT) == "human", timeout=20)
+            wait_until(lambda: lifecycle.last_writer(JWT) == "human")
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=CEILING) == 0
         _wait_for(lines, "Stopped.")
         assert not (state / "bridge.json").exists()  # gone with the process
     finally:

@@ -10,6 +10,7 @@ import pytest
 
 from bridge.core.operations import parse_operations
 from bridge.watch import LiveVault
+from tests.conftest import CEILING
 from tests.watch.conftest import (
     close_watched,
     found,
@@ -62,7 +63,7 @@ def test_offline_changes_are_reconciled_before_ready(template_vault: Path, tmp_p
         assert moved.access_count == 1 and moved.last_writer is None
         assert bridge.lifecycle.last_writer(MIGRATIONS) == "human"
         assert bridge.lifecycle.last_writer("ideas/offline.md") == "human"
-        assert second.wait_idle(10)
+        assert second.wait_idle(CEILING)
         # Reconciled at start, so the watcher has nothing left to record twice.
         changed = bridge.lifecycle.view(MIGRATIONS, _status(second, MIGRATIONS), None, now)
         assert changed.update_count == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -11,6 +12,8 @@ from bridge.vault.journal import WriteJournal
 from bridge.vault.store import VaultStore, content_hash
 from bridge.watch.debounce import Debouncer
 from bridge.watch.pending import Batch, Move, resolve_moves
+from tests.conftest import CEILING
+from tests.watch.conftest import wait_until
 
 INDEXED = ["a/x.md", "a/y.md", "a/sub/z.md", "b/w.md"]
 
@@ -97,25 +100,28 @@ def test_many_events_for_one_path_are_one_batch() -> None:
         for _ in range(50):
             debouncer.touch("a.md")
         debouncer.touch("b.md")
-        assert debouncer.wait_idle(5)
-        assert recorder.applied.wait(5)
+        assert debouncer.wait_idle(CEILING)
+        assert recorder.applied.wait(CEILING)
         assert [sorted(b.paths) for b in recorder.batches] == [["a.md", "b.md"]]
     finally:
         debouncer.stop()
 
 
 def test_a_stream_that_never_goes_quiet_is_still_flushed() -> None:
+    # A quiet window would take a minute; only the `max_delay` flush can give a batch while
+    # events keep coming every 20 ms.
     recorder = Recorder()
-    debouncer = Debouncer(recorder, delay=0.2, max_delay=0.3)
+    debouncer = Debouncer(recorder, delay=60, max_delay=0.2)
     debouncer.start()
     try:
-        end = time.monotonic() + 1.0
+        deadline = time.monotonic() + CEILING
         i = 0
-        while time.monotonic() < end:
+        while len(recorder.batches) < 2:
+            assert time.monotonic() < deadline, "a never-quiet stream was never flushed"
             debouncer.touch(f"n{i}.md")
             i += 1
-            time.sleep(0.02)  # events every 20 ms: never 200 ms of quiet
-        assert len(recorder.batches) >= 2
+            time.sleep(0.02)
+        assert all(batch.paths for batch in recorder.batches)
     finally:
         debouncer.stop()
 
@@ -130,22 +136,38 @@ def test_retries_come_back_and_stop_flushes() -> None:
     debouncer = Debouncer(flaky, delay=0.01)
     debouncer.start()
     debouncer.touch("a.md")
-    assert debouncer.wait_idle(5)
+    assert debouncer.wait_idle(CEILING)
     assert calls == [frozenset({"a.md"}), frozenset({"a.md"})]
     slow = Debouncer(flaky, delay=60)
     slow.start()
     slow.touch("b.md")
-    slow.stop()  # does not wait the 60 s
+    slow.stop(timeout=CEILING)  # applies at once: does not wait the 60 s
     assert calls[-1] == frozenset({"b.md"})
     debouncer.stop()
 
 
 def test_an_idle_debouncer_sleeps() -> None:
-    debouncer = Debouncer(Recorder(), delay=0.05)
+    # Idle costs nothing when the thread blocks on its condition with no timeout: it can then
+    # wake only for an event or `stop`, never to poll.
+    recorder = Recorder()
+    debouncer = Debouncer(recorder, delay=0.05)
     debouncer.start()
     try:
-        before = time.process_time()
-        time.sleep(0.3)  # measuring idleness needs a stretch of nothing happening
-        assert time.process_time() - before < 0.05
+        thread = debouncer._thread
+        assert thread is not None
+        wait_until(lambda: _blocked_without_timeout(thread), CEILING)
+        debouncer.touch("a.md")
+        assert recorder.applied.wait(CEILING)
+        wait_until(lambda: _blocked_without_timeout(thread), CEILING)  # and again after a batch
     finally:
         debouncer.stop()
+
+
+def _blocked_without_timeout(thread: threading.Thread) -> bool:
+    """True when `thread` is inside `threading.Condition.wait()` called with no timeout."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    while frame is not None:
+        if frame.f_code.co_name == "wait" and frame.f_globals.get("__name__") == "threading":
+            return frame.f_locals.get("timeout", 0) is None
+        frame = frame.f_back
+    return False

@@ -32,6 +32,7 @@ ALLOWED = {f"{PLUGIN}/main.js", f"{PLUGIN}/manifest.json", f"{PLUGIN}/styles.css
 ENABLED = ".obsidian/community-plugins.json"
 CLIENTS = ("claude-code", "cursor", "claude-desktop", "vscode")
 PLATFORMS = ("linux", "macos", "windows")
+CEILING = 300.0  # seconds a step may take before it counts as stuck (as in tests/conftest.py)
 
 
 class InstallCheckError(AssertionError):
@@ -82,7 +83,7 @@ class Installed:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=CEILING,
             check=False,
         )
         if ok and done.returncode != 0:
@@ -204,7 +205,7 @@ def check_serve(cli: Installed, vault: Path, state: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + CEILING
         port = None
         while port is None and time.monotonic() < deadline and process.poll() is None:
             try:
@@ -212,14 +213,14 @@ def check_serve(cli: Installed, vault: Path, state: Path) -> None:
             except (OSError, ValueError):
                 time.sleep(0.2)
         expect(port is not None, f"serve never said where it listens: {process.poll()}")
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=10) as reply:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=CEILING) as reply:
             health = json.loads(reply.read())
         expect(health.get("status") == "ok", f"/v1/health said {health}")
         step(f"  serve answered /v1/health on port {port}: {health}")
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=CEILING)
         except subprocess.TimeoutExpired:
             process.kill()
             raise

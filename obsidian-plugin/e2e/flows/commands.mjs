@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { accessCount, BADGE, call, REVIEW, step, waitForCall } from "../lib/page.mjs";
+import { accessCount, BADGE, call, CEILING_MS, REVIEW, step, waitForCall } from "../lib/page.mjs";
 import { JWT } from "./query.mjs";
 
 const MODAL = ".modal-container:not(:has(.mod-settings)) .modal";
@@ -19,7 +19,7 @@ async function askInAModal(page) {
   assert.equal(await page.textContent(`${MODAL} .modal-title`), "Ask memory");
   await page.fill(`${MODAL} .vb-query-input`, "Who has to approve a pull request?");
   await page.click(`${MODAL} .vb-ask`);
-  await page.waitForSelector(`${MODAL} .vb-badge`, { timeout: 30_000 });
+  await page.waitForSelector(`${MODAL} .vb-badge`, { timeout: CEILING_MS });
   const badge = await page.textContent(`${MODAL} .vb-badge`);
   assert.match(badge ?? "", BADGE, `badge: ${badge}`);
   const sources = await page.$$eval(`${MODAL} .vb-source-link`, (links) => links.length);
@@ -29,14 +29,14 @@ async function askInAModal(page) {
 }
 
 async function reviewQueueOpens(page) {
-  await page.waitForSelector(`${REVIEW} .vb-review-toolbar`, { timeout: 15_000 });
+  await page.waitForSelector(`${REVIEW} .vb-review-toolbar`, { timeout: CEILING_MS });
   await waitForCall(page, "leaves", (leaves) => leaves.includes("vault-bridge-review*"), "the review view is not the active leaf");
   return `the review view is open: ${await page.textContent(`${REVIEW} .vb-title`)}`;
 }
 
 async function curateWithoutAnLlm(page) {
   const notice = page.locator(".notice", { hasText: "Curating needs an LLM" });
-  await notice.waitFor({ timeout: 15_000 });
+  await notice.waitFor({ timeout: CEILING_MS });
   const text = await notice.textContent();
   assert.match(text ?? "", /^Curating needs an LLM and this bridge has none\./);
   await notice.click(); // dismissed, as in Obsidian
@@ -45,7 +45,7 @@ async function curateWithoutAnLlm(page) {
 }
 
 async function showLifecycle(page, bridge) {
-  await page.waitForSelector(`${MODAL} .vb-info-modal [data-field="Importance"]`, { timeout: 15_000 });
+  await page.waitForSelector(`${MODAL} .vb-info-modal [data-field="Importance"]`, { timeout: CEILING_MS });
   assert.equal(await page.textContent(`${MODAL} .modal-title`), "Lifecycle of jwt_expiry");
   const reads = await page.textContent(`${MODAL} [data-field="Reads"]`);
   assert.equal(reads, String(await accessCount(bridge, JWT)), "the modal's reads differ from GET /v1/lifecycle");

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { freePort } from "../lib/bridge.mjs";
-import { api, call, step, STATUS, waitForText } from "../lib/page.mjs";
+import { api, call, CEILING_MS, STATUS, step, waitForText } from "../lib/page.mjs";
 
 const SETTINGS = ".modal.mod-settings";
 const DEFAULT_URL = "http://127.0.0.1:27182";
@@ -23,7 +23,7 @@ async function outcome(page, selector) {
 async function testConnection(page) {
   const line = `${SETTINGS} .vertical-tab-content > .vb-connection-result:last-child`;
   await row(page, "Test connection").locator("button").click();
-  await page.waitForFunction((selector) => document.querySelector(selector)?.matches(".vb-ok, .vb-error"), line, { timeout: 15_000 });
+  await page.waitForFunction((selector) => document.querySelector(selector)?.matches(".vb-ok, .vb-error"), line, { timeout: CEILING_MS });
   return outcome(page, line);
 }
 
@@ -32,7 +32,7 @@ async function findBridge(page) {
   const tab = `${SETTINGS} .vertical-tab-content`;
   await page.$$eval(`${tab} > *`, (nodes) => nodes.forEach((node) => node.setAttribute("data-e2e-before", "")));
   await row(page, "Find bridge").locator("button").click();
-  await page.waitForFunction((tab) => !document.querySelector(`${tab} > [data-e2e-before]`), tab, { timeout: 15_000 });
+  await page.waitForFunction((tab) => !document.querySelector(`${tab} > [data-e2e-before]`), tab, { timeout: CEILING_MS });
   return outcome(page, `${tab} > .vb-connection-result:not(:last-child)`);
 }
 
@@ -89,6 +89,6 @@ export async function connect(page, bridge, tmp, screenshots) {
   await call(page, "closeSettings");
 
   await waitForText(page, STATUS, "Vault Bridge: connected");
-  await page.waitForFunction(() => window.vaultBridgeHarness.mode() === "streaming", null, { timeout: 15_000 });
+  await page.waitForFunction(() => window.vaultBridgeHarness.mode() === "streaming", null, { timeout: CEILING_MS });
   step("  status bar: Vault Bridge: connected; live updates: streaming");
 }

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { accessCount, BADGE, call, QUERY, step } from "../lib/page.mjs";
+import { accessCount, BADGE, call, CEILING_MS, QUERY, step } from "../lib/page.mjs";
 
 export const JWT = "engineering/auth/jwt_expiry.md";
 const LLM_QUESTION = "summarise everything about billing";
@@ -11,7 +11,7 @@ const LLM_QUESTION = "summarise everything about billing";
 export async function openFromRibbon(page) {
   step('the ribbon icon "Ask memory" opens the query view in the right sidebar');
   await page.click('.side-dock-ribbon-action[aria-label="Ask memory"]');
-  await page.waitForSelector(`${QUERY} .vb-query-input`, { timeout: 15_000 });
+  await page.waitForSelector(`${QUERY} .vb-query-input`, { timeout: CEILING_MS });
   assert.deepEqual(await call(page, "leaves"), ["vault-bridge-query*"]);
 }
 
@@ -19,7 +19,7 @@ export async function askAndOpenSources(page, bridge, screenshots) {
   step("ask a question in the query view");
   await page.fill(`${QUERY} .vb-query-input`, "How long do JWT access tokens live?");
   await page.click(`${QUERY} .vb-ask`);
-  await page.waitForSelector(`${QUERY} .vb-badge`, { timeout: 30_000 });
+  await page.waitForSelector(`${QUERY} .vb-badge`, { timeout: CEILING_MS });
   const badge = await page.textContent(`${QUERY} .vb-badge`);
   assert.match(badge ?? "", BADGE, `badge: ${badge}`);
   const paths = await page.$$eval(`${QUERY} .vb-source-link`, (links) => links.map((a) => a.dataset.path));
@@ -51,7 +51,7 @@ export async function askAndOpenSources(page, bridge, screenshots) {
   const source = (path) => `${QUERY} .vb-source[data-path="${path}"]`;
   await page.click(`${source(helped)} .vb-thumb-up`);
   await page.waitForFunction((selector) => document.querySelector(selector)?.textContent !== "", `${source(helped)} .vb-feedback-result`, {
-    timeout: 15_000,
+    timeout: CEILING_MS,
   });
   const outcome = await page.textContent(`${source(helped)} .vb-feedback-result`);
   assert.equal(outcome, "Thanks — counted", `feedback: ${outcome}`);
@@ -64,14 +64,14 @@ export async function askAndOpenSources(page, bridge, screenshots) {
   step(`open ${read} from the answer: a use (GET /v1/entries/...?from_query=...)`);
   await page.click(`${QUERY} .vb-source-link[data-path="${read}"]`);
   // The open is credited in the background of opening the note: wait for the bridge to count it.
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + CEILING_MS;
   let reads = 0;
   while ((reads = await accessCount(bridge, read)) !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   assert.equal(reads, 1, `${read}: access_count ${reads} after opening it from the answer`);
   step(`  GET /v1/lifecycle: access_count ${reads}`);
   await page.click(`${source(read)} .vb-thumb-down`);
   await page.waitForFunction((selector) => document.querySelector(selector)?.textContent === "Noted", `${source(read)} .vb-feedback-result`, {
-    timeout: 15_000,
+    timeout: CEILING_MS,
   });
   assert.equal(await accessCount(bridge, read), 1, `${read}: a thumbs-down counted as a use`);
   step("  a thumbs-down is noted and credits nothing");
@@ -82,7 +82,7 @@ export async function askNeedingAnLlm(page) {
   step(`ask a question that needs an LLM, with none configured: "${LLM_QUESTION}"`);
   await page.fill(`${QUERY} .vb-query-input`, LLM_QUESTION);
   await page.click(`${QUERY} .vb-ask`);
-  await page.waitForSelector(`${QUERY} .vb-badge`, { timeout: 30_000 }); // submitting cleared the last one
+  await page.waitForSelector(`${QUERY} .vb-badge`, { timeout: CEILING_MS }); // submitting cleared the last one
   const badge = await page.textContent(`${QUERY} .vb-badge`);
   assert.match(badge ?? "", /^tier [34] · excerpts only · [\d.]+ (ms|s)$/, `badge: ${badge}`);
   assert.equal(await page.$(`${QUERY} .vb-answer`), null, "an answer is shown without an LLM");

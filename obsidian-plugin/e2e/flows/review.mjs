@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { api, call, REVIEW, STATUS, step, waitForText } from "../lib/page.mjs";
+import { api, call, CEILING_MS, REVIEW, STATUS, step, waitForText } from "../lib/page.mjs";
 import { JWT } from "./query.mjs";
 
 const CODE_REVIEW = "team/practices/code_review.md";
@@ -33,7 +33,7 @@ export async function reviewEdits(page, bridge, vault, screenshots) {
   await createPendingReviews(bridge, vault);
 
   step("the review view lists both edits (pushed through /v1/events)");
-  await page.waitForFunction((selector) => document.querySelectorAll(selector).length === 2, `${REVIEW} .vb-review`, { timeout: 15_000 });
+  await page.waitForFunction((selector) => document.querySelectorAll(selector).length === 2, `${REVIEW} .vb-review`, { timeout: CEILING_MS });
   const mode = await call(page, "mode");
   step(`  live updates: ${mode}`);
   assert.equal(mode, "streaming", "the view did not get the reviews from the event stream");
@@ -55,7 +55,7 @@ export async function reviewEdits(page, bridge, vault, screenshots) {
 
   step("approve the JWT edit");
   await page.click(`${card(JWT)} .vb-approve`);
-  await page.waitForSelector(`${REVIEW} .vb-banner-info`, { timeout: 15_000 });
+  await page.waitForSelector(`${REVIEW} .vb-banner-info`, { timeout: CEILING_MS });
   const approved = await page.textContent(`${REVIEW} .vb-banner`);
   assert.ok(approved?.startsWith("Approved"), `banner: ${approved}`);
   const jwtNow = readFileSync(join(vault, JWT), "utf8");
@@ -64,14 +64,14 @@ export async function reviewEdits(page, bridge, vault, screenshots) {
   step(`  ${JWT} changed on disk`);
 
   step("reject the code review edit with a reason");
-  await page.waitForFunction((selector) => document.querySelectorAll(selector).length === 1, `${REVIEW} .vb-review`, { timeout: 15_000 });
+  await page.waitForFunction((selector) => document.querySelectorAll(selector).length === 1, `${REVIEW} .vb-review`, { timeout: CEILING_MS });
   await page.click(`${card(CODE_REVIEW)} .vb-reject`);
   await page.fill(`${card(CODE_REVIEW)} .vb-reject-reason`, REJECT_REASON);
   await page.click(`${card(CODE_REVIEW)} .vb-reject-confirm`);
   await page.waitForFunction((selector) => document.querySelector(selector)?.textContent?.startsWith("Rejected"), `${REVIEW} .vb-banner`, {
-    timeout: 15_000,
+    timeout: CEILING_MS,
   });
-  await page.waitForSelector(`${REVIEW} .vb-empty`, { timeout: 15_000 });
+  await page.waitForSelector(`${REVIEW} .vb-empty`, { timeout: CEILING_MS });
   assert.equal(readFileSync(join(vault, CODE_REVIEW), "utf8"), before[CODE_REVIEW], `${CODE_REVIEW} changed on disk`);
   step(`  ${CODE_REVIEW} is unchanged on disk`);
 

@@ -4,6 +4,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { CEILING_MS } from "./page.mjs";
 
 export async function freePort() {
   const server = createServer();
@@ -82,7 +83,7 @@ export async function startBridge(repo, tmp, vault) {
   const exited = new Promise((resolve) => child.on("exit", resolve));
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + CEILING_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`vault-bridge serve exited (${child.exitCode}):\n${output}`);
     try {
@@ -93,7 +94,7 @@ export async function startBridge(repo, tmp, vault) {
     }
     if (Date.now() > deadline) {
       child.kill("SIGTERM");
-      throw new Error(`vault-bridge serve did not answer /v1/health at ${url} within 90 s:\n${output}`);
+      throw new Error(`vault-bridge serve did not answer /v1/health at ${url} within ${CEILING_MS / 1000} s:\n${output}`);
     }
     await sleep(250);
   }
@@ -102,7 +103,7 @@ export async function startBridge(repo, tmp, vault) {
   const token = readFileSync(join(stateDir, "token"), "utf8").trim();
   const stop = async () => {
     if (child.exitCode === null) child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), CEILING_MS);
     await exited;
     clearTimeout(timer);
   };

@@ -4,6 +4,12 @@ import assert from "node:assert/strict";
 
 export const step = (text) => console.log(`e2e: ${text}`);
 
+/**
+ * How long a flow waits for a condition before it fails: only a ceiling, generous because a busy
+ * 2-core machine is slow (the Python suite's `CEILING` in tests/conftest.py is the same).
+ */
+export const CEILING_MS = 300_000;
+
 /** The right-sidebar leaves holding the plugin's views, and its status-bar item. */
 export const QUERY = '.workspace-leaf[data-type="vault-bridge-query"]';
 export const REVIEW = '.workspace-leaf[data-type="vault-bridge-review"]';
@@ -16,7 +22,7 @@ export function call(page, name, ...args) {
 }
 
 /** Polls the harness's `name` until `ok(value)`: views open and become active asynchronously. */
-export async function waitForCall(page, name, ok, message, timeout = 15_000) {
+export async function waitForCall(page, name, ok, message, timeout = CEILING_MS) {
   const deadline = Date.now() + timeout;
   let value = await call(page, name);
   while (!ok(value)) {
@@ -27,7 +33,7 @@ export async function waitForCall(page, name, ok, message, timeout = 15_000) {
   return value;
 }
 
-export function waitForText(page, selector, text, timeout = 15_000) {
+export function waitForText(page, selector, text, timeout = CEILING_MS) {
   return page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text, [selector, text], { timeout });
 }
 
