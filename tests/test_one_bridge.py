@@ -21,11 +21,21 @@ COMMAND = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(
 PLAN = "billing/plans/team_plan.md"  # `status: stable` in the template
 
 
-def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
+def _serve(vault: Path, state: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     args = ["serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
     return subprocess.Popen(
-        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM, as a service manager stops serve; kill it only if it does not stop."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _served_url(state: Path) -> str:
@@ -45,12 +55,7 @@ def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]
         _wait_for(_lines(proc), "watching", timeout=60)
         yield template_vault, state
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) -> None:

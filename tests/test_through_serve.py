@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +19,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEMPLATE
+from tests.test_one_bridge import COMMAND, _serve, stop
 from tests.watch.test_watch_serve import _lines, _wait_for
-
-COMMAND = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
 
 
 @dataclass(frozen=True)
@@ -84,22 +81,14 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
     (base / "files").mkdir()
     env = _env(base)
     served = (base / "served" / "vault", base / "served" / "state")
-    args = ["serve", "--vault", str(served[0]), "--state-dir", str(served[1]), "--port", "0"]
-    proc = subprocess.Popen(
-        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
+    proc = _serve(*served, env=env)
     try:
         _wait_for(_lines(proc), "watching", timeout=60)
         url = str(json.loads((served[1] / "bridge.json").read_text())["url"])
         alone = (base / "alone" / "vault", base / "alone" / "state")
         yield Twins(served, alone, url, env, base / "files")
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def same_refusal(twins: Twins, remote: Ran, local: Ran, reason: str) -> None:
@@ -174,6 +163,9 @@ def test_review_decisions_end_alike(twins: Twins) -> None:
     same_refusal(twins, remote, local, f"review {review} is already rejected")
     remote, local = twins.both("review", "approve", "987654")
     same_refusal(twins, remote, local, "987654")
+    for beyond in ("0", str(2**64)):  # no review can have it: a usage error in both
+        remote, local = twins.both("review", "reject", beyond, "--reason", "x")
+        same_refusal(twins, remote, local, "Invalid value")
 
 
 def chat(name: object, *sessions: list[dict[str, str]]) -> dict[str, Any]:

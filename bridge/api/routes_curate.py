@@ -20,11 +20,11 @@ from bridge.curate.results import BatchResult
 from bridge.curate.reviews import ReviewError
 from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
-from bridge.state.reviews import Review, states_named
+from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 
 router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
-ReviewId = Annotated[int, PathParam(ge=1, le=2**62, description="The review's number")]
+ReviewId = Annotated[int, PathParam(ge=1, le=MAX_REVIEW_ID, description="The review's number")]
 NO_LLM = (
     "no LLM is configured on this bridge: set VAULT_BRIDGE_LLM_MODEL (any litellm model, local "
     "Ollama included), or write the operations yourself (POST /v1/curate/prompt gives the "

@@ -44,7 +44,7 @@ from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
 from bridge.runtime import Bridge
 from bridge.settings import Settings
-from bridge.state.reviews import Review, states_named
+from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
@@ -54,6 +54,10 @@ NO_LLM = (
     "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
 )
 
+# The API's range too: an id it refuses is a usage error here, with or without `serve`.
+ReviewIdArg = Annotated[
+    int, typer.Argument(help="The review id.", min=1, max=MAX_REVIEW_ID, show_default=False)
+]
 AgentOpt = Annotated[
     str, typer.Option("--agent", help="Name of the curating agent; notes get author agent:NAME.")
 ]
@@ -274,7 +278,7 @@ def _get(bridge: Bridge, review_id: int) -> Review:
 
 @review_app.command("show")
 def review_show(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
@@ -355,7 +359,7 @@ def _remote_decision(
 
 @review_app.command("approve")
 def review_approve(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
@@ -376,7 +380,7 @@ def review_approve(
 
 @review_app.command("reject")
 def review_reject(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (kept with the review).")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
