@@ -243,9 +243,10 @@ class LocalBackend:
 
         try:
             author = agent_author(author)
+            parsed = parse_operations(operations)  # more than MAX_BATCH: refused as a whole
         except ValueError as exc:
             raise BackendError(str(exc)) from exc
-        return self.bridge.executor.apply(parse_operations(operations), author).to_dict()
+        return self.bridge.executor.apply(parsed, author).to_dict()
 
     def curate_prompt(self, content: str) -> dict[str, Any]:
         from bridge.llm.context import build_context

@@ -158,6 +158,7 @@ async def refusals(params: StdioServerParameters) -> dict[str, Any]:
         mixed = [*evil, {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Rotation"}]
         out["mixed"] = await client.call_tool("memory_curate", {"operations": mixed})
         out["empty"] = await client.call_tool("memory_curate", {"operations": []})
+        out["many"] = await client.call_tool("memory_curate", {"operations": [{}] * 1001})
         out["typo"] = await client.call_tool(
             "memory_curate", {"operations": mixed, "autor": "agent:typo"}
         )
@@ -179,6 +180,7 @@ def test_refusals_are_tool_errors_and_unknown_arguments_are_refused(
     mixed = payload(out["mixed"])  # one applied: a result, with the failure in it
     assert [r["status"] for r in mixed["results"]] == ["failed", "applied"]
     assert "no operations" in refusal(out["empty"])
+    assert "at most 1000 operations" in refusal(out["many"])
     typo = refusal(out["typo"])
     assert "`autor`" in typo and "author" in typo
     assert "`top_k`" in refusal(out["extra"])
