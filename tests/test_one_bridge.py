@@ -28,17 +28,18 @@ BATCH = [
 ]
 
 
-def _served_url(state: Path) -> str:
-    return str(json.loads((state / "bridge.json").read_text())["url"])
-
-
-def _terminate(proc: subprocess.Popen[str]) -> None:
+def stop(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM, as a service manager stops serve; kill it only if it does not stop."""
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout=CEILING)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def _served_url(state: Path) -> str:
+    return str(json.loads((state / "bridge.json").read_text())["url"])
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]
         _wait_for(_lines(proc), "watching")
         yield template_vault, state
     finally:
-        _terminate(proc)
+        stop(proc)
 
 
 def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) -> None:
@@ -171,4 +172,4 @@ def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(
         assert code == 0 and decided["through"] == url and decided["state"] == "approved"
         assert "no commits today" in str(decided["git"])
     finally:
-        _terminate(proc)
+        stop(proc)

@@ -16,6 +16,7 @@ from bridge.api import (
 )
 from bridge.api.context import ApiContext
 from bridge.api.graph import GraphCache
+from bridge.api.models import error_responses
 from bridge.api.security import ALLOWED_ORIGINS, GuardMiddleware
 from bridge.events import EventBus
 from bridge.runtime import Bridge
@@ -36,6 +37,8 @@ def create_app(
         version=__version__,
         description="Agent-native memory in an Obsidian vault. Bearer token on every route "
         "but /v1/health; loopback only.",
+        # The guard answers these on any route, before the route runs.
+        responses=error_responses(403, 413, 421),
     )
     bus = bus or EventBus()
     ctx = ApiContext(bridge=bridge, bus=bus, graph=GraphCache(bridge.index), watching=watching)
@@ -49,6 +52,7 @@ def create_app(
 
     bridge.index.add_commit_listener(on_commit)
     errors.install(app)
+    app.include_router(routes_read.public)
     app.include_router(routes_read.router)
     app.include_router(routes_curate.router)
     app.include_router(routes_events.router)

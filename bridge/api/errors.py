@@ -1,13 +1,27 @@
-"""Errors as JSON `{error: {code, message}}` with the right status, never an HTML page."""
+"""Errors as JSON `{error: {code, message}}` with the right status, never an HTML page.
+
+An error body never says where the vault or the state lives on disk: messages name vault
+paths (`a/b.md`), and `private` removes any absolute path of the vault or state dir that an
+exception's text still carries. A failure nobody foresaw is a 500 that names only the kind of
+error (the traceback goes to the bridge's log), and the client keeps its connection.
+"""
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bridge.api.security import send_error
 from bridge.core.paths import UnsafePathError
+
+log = logging.getLogger("bridge.api")
 
 _CODES = {
     400: "bad_request",
@@ -34,6 +48,55 @@ def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+def private(message: str, places: Sequence[Path]) -> str:
+    """`message` without the absolute `places`: `/home/ana/Notes/a/b.md` becomes `a/b.md`."""
+    for place in sorted({str(p) for p in places}, key=len, reverse=True):
+        message = message.replace(place + "/", "").replace(place, "<private>")
+    return message
+
+
+def _places(request: Request) -> list[Path]:
+    settings = request.app.state.ctx.bridge.settings
+    return [settings.vault_path, settings.state_path]
+
+
+def internal_message(exc: BaseException) -> str:
+    """What a 500 says: the kind of error, never its text (it may name files on disk)."""
+    return f"internal error ({type(exc).__name__}); the bridge's log has the details"
+
+
+class CrashGuard:
+    """Innermost middleware: an exception no route turned into an answer becomes a 500.
+
+    Trigger: Starlette answers an unhandled exception and then raises it again for the server
+    to log. Why: uvicorn then dropped the keep-alive connection, so the client's next request
+    was reset. Outcome: the traceback is logged here and the request ends normally; only an
+    exception after the answer started (a stream) is left to the server.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            if started:
+                raise
+            log.exception("%s %s failed", scope.get("method"), scope.get("path"))
+            await send_error(send, 500, "internal", internal_message(exc))
+
+
 def _describe(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
@@ -49,22 +112,26 @@ def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into the JSON error shape."""
 
     @app.exception_handler(ApiError)
-    async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return error(exc.status, exc.code, exc.message)
+    async def _api(request: Request, exc: ApiError) -> JSONResponse:
+        return error(exc.status, exc.code, private(exc.message, _places(request)))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _CODES.get(exc.status_code, "error")
-        return error(exc.status_code, code, str(exc.detail))
+        answer = error(exc.status_code, code, private(str(exc.detail), _places(request)))
+        answer.headers.update(exc.headers or {})  # 405's `Allow`, 401's `WWW-Authenticate`
+        return answer
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error(422, "invalid", _describe(exc))
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error(422, "invalid", private(_describe(exc), _places(request)))
 
     @app.exception_handler(UnsafePathError)
-    async def _path(_: Request, exc: UnsafePathError) -> JSONResponse:
-        return error(400, "bad_path", str(exc))
+    async def _path(request: Request, exc: UnsafePathError) -> JSONResponse:
+        return error(400, "bad_path", private(str(exc), _places(request)))
 
     @app.exception_handler(Exception)
     async def _crash(_: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - last resort
-        return error(500, "internal", f"{type(exc).__name__}: {exc}")
+        return error(500, "internal", internal_message(exc))
+
+    app.add_middleware(CrashGuard)

@@ -20,6 +20,26 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
+# What each error status means, with its codes (docs/api.md#errors), for the OpenAPI schema.
+ERROR_STATUSES = {
+    400: "`bad_path`, `bad_scope`: a path or folder that leaves the vault, or a bad request",
+    401: "`unauthorized`: no or a wrong bearer token; `token_in_url`",
+    403: "`bad_origin`: a browser origin other than Obsidian's",
+    404: "`not_found`, `unknown_query`",
+    409: "`conflict`: the note changed since the diff; `decided`: the review was decided",
+    413: "`too_large`: a body over the limit",
+    421: "`bad_host`: a Host header that is not a loopback name",
+    422: "`invalid` and the other codes of an input that cannot be used, with the reason",
+    503: "`no_llm`: no LLM is configured on this bridge",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for the error statuses a route really answers, so clients and the schema
+    fuzzer know them (FastAPI declares only 200 and 422 by itself)."""
+    return {s: {"model": ErrorResponse, "description": ERROR_STATUSES[s]} for s in statuses}
+
+
 class QueryRequest(BaseModel):
     query: str = Field(min_length=1, max_length=100_000, description="The question or words")
     budget_words: int | None = Field(None, ge=10, le=100_000, description="Excerpt word budget")

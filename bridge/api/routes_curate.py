@@ -12,18 +12,20 @@ from pydantic import BaseModel, Field, field_validator
 
 from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
+from bridge.api.models import error_responses
 from bridge.api.tasks import TaskRunner
-from bridge.core.operations import parse_operations
+from bridge.core.operations import MAX_BATCH, parse_operations
+from bridge.core.paths import UnsafePathError
 from bridge.curate.executor import agent_author
 from bridge.curate.results import BatchResult
 from bridge.curate.reviews import ReviewError
 from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
-from bridge.state.reviews import Review, states_named
+from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
-ReviewId = Annotated[int, PathParam(ge=1, le=2**62, description="The review's number")]
+ReviewId = Annotated[int, PathParam(ge=1, le=MAX_REVIEW_ID, description="The review's number")]
 NO_LLM = (
     "no LLM is configured on this bridge: set VAULT_BRIDGE_LLM_MODEL (any litellm model, local "
     "Ollama included), or write the operations yourself (POST /v1/curate/prompt gives the "
@@ -41,8 +43,11 @@ class _Authored(BaseModel):
 
 
 class OperationsRequest(_Authored):
-    operations: list[dict[str, Any]] = Field(
-        max_length=1000, description="Operations (docs/curation.md): type, path, content fields"
+    # Items are checked one by one (`parse_operations`): one bad item fails alone, as it does
+    # in a batch applied without the API, instead of refusing the whole request.
+    operations: list[Any] = Field(
+        max_length=MAX_BATCH,
+        description="Operations (docs/curation.md): type, path, content fields",
     )
 
 
@@ -89,7 +94,7 @@ def _tasks(ctx: ApiContext) -> TaskRunner:
     return runner
 
 
-@router.post("/curate", status_code=202, tags=["curation"])
+@router.post("/curate", status_code=202, tags=["curation"], responses=error_responses(503))
 def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
     """Let the bridge's LLM turn raw content into operations; poll `/v1/tasks/{id}`."""
     arrived = time.monotonic()  # the model's time budget counts from here, not from the task
@@ -106,7 +111,7 @@ def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
     return JSONResponse({"task_id": task.id, "state": task.state}, status_code=202)
 
 
-@router.get("/tasks/{task_id}", tags=["curation"])
+@router.get("/tasks/{task_id}", tags=["curation"], responses=error_responses(404))
 def task(task_id: Annotated[str, PathParam(max_length=64)], ctx: Ctx) -> dict[str, Any]:
     """A background task's state and, when done, its result."""
     found = _tasks(ctx).get(task_id)
@@ -145,7 +150,7 @@ def _review_call(ctx: ApiContext, action: str, review_id: int, reason: str = "")
             service.approve(review_id) if action == "approve" else service.reject(review_id, reason)
         )
     except ReviewError as exc:
-        status = {"not_found": 404, "conflict": 409}.get(exc.code, 400)
+        status = {"not_found": 404, "conflict": 409, "decided": 409}.get(exc.code, 400)
         raise ApiError(status, exc.code, str(exc)) from exc
     review = decision.review
     ctx.bus.publish("review.changed", id=review.id, state=review.state, path=review.path)
@@ -154,19 +159,21 @@ def _review_call(ctx: ApiContext, action: str, review_id: int, reason: str = "")
     return {**review_json(review), "message": decision.message, "git": decision.git}
 
 
-@router.get("/reviews/{review_id}", tags=["reviews"])
+@router.get("/reviews/{review_id}", tags=["reviews"], responses=error_responses(404))
 def review(review_id: ReviewId, ctx: Ctx) -> dict[str, Any]:
     """One review with its unified diff and operation."""
     return _review_call(ctx, "get", review_id)
 
 
-@router.post("/reviews/{review_id}/approve", tags=["reviews"])
+@router.post("/reviews/{review_id}/approve", tags=["reviews"], responses=error_responses(404, 409))
 def approve(review_id: ReviewId, ctx: Ctx) -> dict[str, Any]:
     """Apply the reviewed operation if the note is still as the diff shows (else 409)."""
     return _review_call(ctx, "approve", review_id)
 
 
-@router.post("/reviews/{review_id}/reject", tags=["reviews"])
+@router.post(
+    "/reviews/{review_id}/reject", tags=["reviews"], responses=error_responses(400, 404, 409)
+)
 def reject(review_id: ReviewId, ctx: Ctx, body: RejectRequest | None = None) -> dict[str, Any]:
     """Discard the operation (restore the note if it was applied) and record why."""
     return _review_call(ctx, "reject", review_id, body.reason if body else "")
@@ -176,17 +183,21 @@ def reject(review_id: ReviewId, ctx: Ctx, body: RejectRequest | None = None) -> 
 
 
 class ImportRequest(BaseModel):
-    data: dict[str, Any] | list[Any] = Field(description="A chat transcript JSON (docs/import.md)")
-    root: str = Field("conversations", min_length=1, max_length=200)
+    # `data` and `root` are checked by the importer itself, so a file is refused with the
+    # same words through the API as by `vault-bridge import` alone.
+    data: Any = Field(description="A chat transcript JSON (docs/import.md)")
+    root: str = Field("conversations", description="The folder for the sessions")
     force: bool = Field(False, description="Overwrite session notes edited since the import")
 
 
-@router.post("/import", tags=["curation"])
+@router.post("/import", tags=["curation"], responses=error_responses(400))
 def import_transcript(body: ImportRequest, ctx: Ctx) -> dict[str, Any]:
     """Import chat transcripts (one note per session) with this bridge as the writer."""
     try:
         report = ctx.bridge.import_transcripts(body.data, root=body.root, force=body.force)
-    except ValueError as exc:  # TranscriptError and bad roots
+    except UnsafePathError as exc:  # a root outside the vault, or a note where a folder goes
+        raise ApiError(400, "bad_path", str(exc)) from exc
+    except ValueError as exc:  # TranscriptError
         raise ApiError(422, "bad_transcript", str(exc)) from exc
     for path in report.written:
         ctx.bus.publish("entry.changed", path=path)

@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from bridge.api.context import ApiContext, get_context
-from bridge.api.models import GuideOut
+from bridge.api.models import GuideOut, error_responses
 from bridge.guide.compose import TOP_ENTRIES
 from bridge.guide.gather import gather_guide
 from bridge.guide.render import render_guide
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
 
 

@@ -13,10 +13,11 @@ from pydantic import BaseModel, Field
 
 from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
+from bridge.api.models import error_responses
 from bridge.core.overview import clean_folder
 from bridge.overviews import write_with_bridge
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
 
 
@@ -26,7 +27,7 @@ class OverviewsRequest(BaseModel):
     )
 
 
-@router.post("/overviews", tags=["curation"])
+@router.post("/overviews", tags=["curation"], responses=error_responses(400))
 def overviews(ctx: Ctx, body: OverviewsRequest | None = None) -> dict[str, Any]:
     """Rewrite the overview region of every `_index.md` that holds the markers (docs/overviews.md).
 

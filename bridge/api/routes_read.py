@@ -25,15 +25,18 @@ from bridge.api.models import (
     RelationOut,
     Status,
     TreeOut,
+    error_responses,
 )
-from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.lifecycle.report import explain
 from bridge.overviews import overview_from_paths
 from bridge.query.models import QueryResult
 from bridge.query.uses import Credit, refusal
 from bridge.vault.store import NoteError
 
-router = APIRouter(prefix="/v1")
+# Health answers without a token; every other route may answer 401.
+public = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
 
 
@@ -69,7 +72,7 @@ def _read(ctx: ApiContext, path: str) -> Any:
         raise ApiError(422, exc.problem.code, exc.problem.message) from exc
 
 
-@router.get("/health", response_model=Health, tags=["status"])
+@public.get("/health", response_model=Health, tags=["status"])
 def health() -> Health:
     """Liveness, without a token (so the plugin can tell "not running" from "bad token")."""
     return Health(status="ok", version=__version__)
@@ -117,7 +120,7 @@ def _ask(
 # thread pool adds a hop and, with dozens of clients, GIL convoys (measured: 520 queries/s at 5
 # clients fell to 133 at 50). Outcome: run it on the event loop; only LLM tiers, which wait on
 # the network for seconds, go to a thread.
-@router.post("/query", response_model=QueryResult, tags=["query"])
+@router.post("/query", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Answer through the tiers (cache, direct, LLM) with sources and excerpts."""
     arrived = time.monotonic()  # an LLM answer's time budget counts from here, queueing included
@@ -126,7 +129,7 @@ async def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
     return _ask(ctx, body, "query", arrived)
 
 
-@router.post("/search", response_model=QueryResult, tags=["query"])
+@router.post("/search", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Ranked notes with excerpts: no answer, no cache, no out-of-domain cut."""
     return _ask(ctx, body, "search")
@@ -144,7 +147,12 @@ def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> 
     return outcome
 
 
-@router.get("/entries/{path:path}", response_model=EntryOut, tags=["entries"])
+@router.get(
+    "/entries/{path:path}",
+    response_model=EntryOut,
+    tags=["entries"],
+    responses=error_responses(400, 404),
+)
 def entry(
     path: str,
     ctx: Ctx,
@@ -194,7 +202,9 @@ def entry(
     )
 
 
-@router.post("/feedback", response_model=FeedbackOut, tags=["query"])
+@router.post(
+    "/feedback", response_model=FeedbackOut, tags=["query"], responses=error_responses(400, 404)
+)
 def feedback(body: FeedbackRequest, ctx: Ctx) -> FeedbackOut:
     """Say whether a source of an answer helped: a helpful note is credited as used (+3
     importance), once per answer; a not-helpful verdict credits nothing."""
@@ -212,7 +222,7 @@ def feedback(body: FeedbackRequest, ctx: Ctx) -> FeedbackOut:
     )
 
 
-@router.get("/tree", response_model=TreeOut, tags=["entries"])
+@router.get("/tree", response_model=TreeOut, tags=["entries"], responses=error_responses(400))
 def tree(
     ctx: Ctx,
     folder: Annotated[str, Query(max_length=1000, description="Start folder")] = "",
@@ -220,9 +230,7 @@ def tree(
 ) -> TreeOut:
     """The context tree: folders and notes with titles and statuses, and the start folder's
     overview (its notes with summaries and statuses, its subfolders with counts)."""
-    root = folder.strip().strip("/")
-    if ".." in root.split("/"):
-        raise ApiError(400, "bad_path", f"folder `{folder}` leaves the vault")
+    root = normalise_folder(folder)
     records = ctx.graph.snapshot().records
     overview = overview_from_paths(ctx.bridge.store, records, root)
     return TreeOut.model_validate(
@@ -230,16 +238,14 @@ def tree(
     )
 
 
-@router.get("/graph", response_model=Graph, tags=["entries"])
+@router.get("/graph", response_model=Graph, tags=["entries"], responses=error_responses(400))
 def graph(
     ctx: Ctx,
     folder: Annotated[str, Query(max_length=1000, description="Only notes under it")] = "",
 ) -> Graph:
     """Notes and their resolved links (relations), as Obsidian's graph shows them."""
+    prefix = normalise_folder(folder)
     snap = ctx.graph.snapshot()
-    prefix = folder.strip().strip("/")
-    if ".." in prefix.split("/") or "\\" in prefix:
-        raise ApiError(400, "bad_path", f"folder `{folder}` leaves the vault")
     inside = (lambda p: p.startswith(prefix + "/")) if prefix else (lambda p: True)
     nodes = [
         GraphNode(path=p, title=r.title, status=r.status)
@@ -250,7 +256,7 @@ def graph(
     return Graph(nodes=nodes, edges=edges, unresolved=snap.unresolved)
 
 
-@router.get("/lifecycle/{path:path}", tags=["lifecycle"])
+@router.get("/lifecycle/{path:path}", tags=["lifecycle"], responses=error_responses(400, 404))
 def lifecycle(path: str, ctx: Ctx) -> dict[str, Any]:
     """One note's importance, recency, maturity, counts and next transition."""
     file = _read(ctx, path)

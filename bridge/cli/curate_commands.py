@@ -6,7 +6,6 @@ overwritten); 2 bad usage, no LLM configured for `curate TEXT`, or an unknown/de
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Iterator
@@ -31,8 +30,8 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.cli.query_commands import opened
-from bridge.cli.running import RemoteBridge, running, writing_locally
-from bridge.core.operations import parse_operations_json
+from bridge.cli.running import RemoteBridge, request_body, running, writing_locally
+from bridge.core.operations import batch_items, load_json, parse_operations
 from bridge.curate.executor import agent_author
 from bridge.curate.reviews import (
     Decision,
@@ -45,7 +44,7 @@ from bridge.llm.context import build_context
 from bridge.llm.prompts import curation_prompt
 from bridge.runtime import Bridge
 from bridge.settings import Settings
-from bridge.state.reviews import Review, states_named
+from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
@@ -55,6 +54,10 @@ NO_LLM = (
     "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
 )
 
+# The API's range too: an id it refuses is a usage error here, with or without `serve`.
+ReviewIdArg = Annotated[
+    int, typer.Argument(help="The review id.", min=1, max=MAX_REVIEW_ID, show_default=False)
+]
 AgentOpt = Annotated[
     str, typer.Option("--agent", help="Name of the curating agent; notes get author agent:NAME.")
 ]
@@ -140,17 +143,18 @@ def curate(
     if operations is not None:
         if text is not None or file is not None or prompt:
             raise fail("--operations applies a ready batch; give no TEXT, --file or --prompt")
-        raw = _read_operations(operations)
         try:
-            parsed = parse_operations_json(raw)
+            items = batch_items(load_json(_read_operations(operations)))
         except ValueError as exc:
             raise fail(f"{operations}: {exc}") from exc
+        # Either form of the file is sent as the API's own shape, checked as the API would.
+        body = request_body({"operations": items, "author": author}, str(operations))
         remote = running(settings)
         if remote is not None:
-            body = {"operations": json.loads(raw), "author": author}
-            doc = remote.call("POST", "/v1/curate/operations", json=body)
+            doc = remote.post("/v1/curate/operations", body)
             _finish({**doc, "through": remote.url}, None, json_out)
             return
+        parsed = parse_operations(items)
         with writing_locally(settings), opened(settings, not json_out) as bridge:
             batch = bridge.executor.apply(parsed, author)
         _finish({**batch.to_dict(), "through": None}, None, json_out)
@@ -274,7 +278,7 @@ def _get(bridge: Bridge, review_id: int) -> Review:
 
 @review_app.command("show")
 def review_show(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
@@ -308,6 +312,7 @@ def _decision(decision: Decision, json_out: bool) -> None:
             "message": decision.message,
             "git": decision.git,
             "review": review.to_dict(),
+            "through": None,
         },
         json_out,
     )
@@ -331,16 +336,15 @@ def _remote_decision(
 ) -> None:
     """Approve or reject through the running bridge (its single writer applies it)."""
     response = remote.request("POST", f"/v1/reviews/{review_id}/{action}", json=body)
-    if response.status_code == 409 and action == "approve":
-        review = remote.call("GET", f"/v1/reviews/{review_id}")
-        message = response.json().get("error", {}).get("message", "conflict")
-        if review.get("state") == "conflict":
-            doc = {"id": review_id, "state": "conflict", "message": message, "review": review}
-            _decision_doc({**doc, "git": None}, json_out)
-        raise fail(message, EXIT_PROBLEMS)
     if response.status_code >= 400:
-        message = response.json().get("error", {}).get("message", response.text[:300])
-        raise fail(message, EXIT_PROBLEMS if response.status_code == 409 else EXIT_USAGE)
+        code, message = remote.error_of(response)
+        if code == "conflict" and action == "approve":
+            review = remote.call("GET", f"/v1/reviews/{review_id}")
+            if review.get("state") == "conflict":
+                doc = {"id": review_id, "state": "conflict", "message": message, "review": review}
+                _decision_doc({**doc, "git": None, "through": remote.url}, json_out)
+        # As without `serve`: a conflict is exit 1; an unknown or decided review, exit 2.
+        raise fail(message, EXIT_PROBLEMS if code == "conflict" else EXIT_USAGE)
     review = response.json()
     doc = {
         "id": review["id"],
@@ -355,7 +359,7 @@ def _remote_decision(
 
 @review_app.command("approve")
 def review_approve(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
@@ -376,7 +380,7 @@ def review_approve(
 
 @review_app.command("reject")
 def review_reject(
-    review_id: Annotated[int, typer.Argument(help="The review id.")],
+    review_id: ReviewIdArg,
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (kept with the review).")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,

@@ -25,7 +25,7 @@ from bridge.cli.app import (
     print_json,
     settings_for,
 )
-from bridge.cli.running import running, writing_locally
+from bridge.cli.running import request_body, running, writing_locally
 from bridge.importer.service import load_transcript_file
 from bridge.importer.transcript import TranscriptError
 from bridge.index.search_index import IndexBusyError
@@ -219,10 +219,10 @@ def import_(
         data = load_transcript_file(file)
     except TranscriptError as exc:
         raise fail(str(exc)) from exc
+    body = request_body({"data": data, "root": root, "force": force}, str(file))
     remote = running(settings)
     if remote is not None:
-        body = {"data": data, "root": root, "force": force}
-        doc: dict[str, Any] = remote.call("POST", "/v1/import", json=body)
+        doc: dict[str, Any] = remote.post("/v1/import", body)
         doc["through"] = remote.url
     else:
         with writing_locally(settings), opened(settings, not json_out) as bridge:

@@ -10,14 +10,16 @@ directly. Reads (`query`, `search`, `status`...) stay local.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from bridge.cli.app import EXIT_PROBLEMS, fail
+from bridge.api.app import DEFAULT_MAX_BODY
+from bridge.cli.app import EXIT_PROBLEMS, EXIT_USAGE, fail
 from bridge.mcp.backend import running_bridge
 from bridge.settings import Settings
 from bridge.state.vault_lock import VaultBusyError, vault_lock
@@ -36,7 +38,7 @@ class RemoteBridge:
         self, method: str, path: str, timeout: float = 600.0, **kwargs: Any
     ) -> httpx.Response:
         logging.getLogger("httpx").setLevel(logging.WARNING)
-        headers = {"Authorization": f"Bearer {self.token}"}
+        headers = {"Authorization": f"Bearer {self.token}", **kwargs.pop("headers", {})}
         try:
             return httpx.request(
                 method, f"{self.url}{path}", headers=headers, timeout=timeout, **kwargs
@@ -44,17 +46,51 @@ class RemoteBridge:
         except httpx.HTTPError as exc:
             raise fail(f"the running bridge at {self.url} did not answer: {exc}") from exc
 
+    @staticmethod
+    def error_of(response: httpx.Response) -> tuple[str, str]:
+        """(code, message) of an error answer (`{"error": {code, message}}`)."""
+        try:
+            error = response.json()["error"]
+            return str(error["code"]), str(error["message"])
+        except (ValueError, KeyError, TypeError):
+            return "error", response.text[:500]
+
     def call(self, method: str, path: str, timeout: float = 600.0, **kwargs: Any) -> Any:
-        """The JSON answer; an error answer exits with its message (409: exit 1, else 2)."""
+        """The JSON answer; an error answer exits with its message (`conflict`: 1, else 2)."""
         response = self.request(method, path, timeout, **kwargs)
         if response.status_code >= 400:
-            try:
-                message = response.json()["error"]["message"]
-            except (ValueError, KeyError, TypeError):
-                message = response.text[:500]
-            code = EXIT_PROBLEMS if response.status_code == 409 else 2
-            raise fail(f"the running bridge refused: {message}", code)
+            code, message = self.error_of(response)
+            raise fail(
+                f"the running bridge refused: {message}",
+                EXIT_PROBLEMS if code == "conflict" else EXIT_USAGE,
+            )
         return response.json()
+
+    def post(self, path: str, body: bytes) -> Any:
+        """POST a body made by `request_body`; the JSON answer, or exit as `call` does."""
+        headers = {"Content-Type": "application/json"}
+        return self.call("POST", path, content=body, headers=headers)
+
+
+def request_body(doc: Mapping[str, Any], what: str) -> bytes:
+    """`doc` as the JSON body a running bridge gets; refused here when the API could not take it.
+
+    Trigger: the API refuses a body over its limit (413). Why: a file that worked alone then
+    failed only because `serve` ran. Outcome: every command checks its document with this,
+    with or without a running bridge, so both accept the same files. Encoded as httpx would.
+    """
+    try:
+        body = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:  # NaN or Infinity: Python reads them, JSON has no such numbers
+        raise fail(f"{what} holds NaN or Infinity, which JSON does not allow") from exc
+    data = body.encode("utf-8")
+    if len(data) > DEFAULT_MAX_BODY:
+        limit = DEFAULT_MAX_BODY / 2**20
+        raise fail(
+            f"{what} is {len(data) / 2**20:.1f} MiB as JSON; the bridge takes at most "
+            f"{limit:g} MiB at once: split it into smaller files"
+        )
+    return data
 
 
 def running(settings: Settings) -> RemoteBridge | None:

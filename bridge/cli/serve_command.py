@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -96,13 +97,11 @@ def _serve(settings: Settings) -> None:
                 ) from exc
             bound_port = int(url.rsplit(":", 1)[1])
             with discovery_file(settings.state_path, settings.host, bound_port):
+                notes = bridge.index.note_count()
                 console.print(
-                    f"Vault Bridge serving {settings.vault_path}\n"
-                    f"  API     {url}/v1  (docs: {url}/docs)\n"
-                    f"  token   {settings.state_path / 'token'}\n"
-                    f"  notes   {bridge.index.note_count()} indexed, watching for changes\n"
-                    "Ctrl-C to stop.",
+                    banner(settings.vault_path, url, settings.state_path / "token", notes),
                     highlight=False,
+                    soft_wrap=True,
                 )
                 stop.wait()
                 console.print("Stopping...")
@@ -114,6 +113,17 @@ def _serve(settings: Settings) -> None:
             live.stop()
             bridge.close()
     console.print("Stopped.")
+
+
+def banner(vault: Path, url: str, token: Path, notes: int) -> str:
+    """What `serve` prints once it listens (docs/cli.md shows it; a test keeps them equal)."""
+    return (
+        f"Vault Bridge serving {vault}\n"
+        f"  API     {url}/v1  (docs: {url}/docs)\n"
+        f"  token   {token}\n"
+        f"  notes   {notes} indexed, watching for changes\n"
+        "Ctrl-C to stop."
+    )
 
 
 def _scheduled_decay(bridge: Bridge) -> None:

@@ -23,6 +23,7 @@ OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE")
 CONTENT_FIELDS = ("title", "summary", "tags", "relations", "raw_concept", "narrative", "snippets")
 INDEX_NAME = "_index.md"
 MIN_FOLDERS, MAX_FOLDERS = 2, 3
+MAX_BATCH = 1000  # operations in one batch, on every entry point
 
 
 def _clean_target(text: str) -> tuple[str, str | None]:
@@ -275,27 +276,46 @@ def parse_operation(index: int, data: object) -> Operation | InvalidOperation:
         return InvalidOperation(index, op_type, path, _describe(exc))
 
 
-def parse_operations(data: object) -> list[Operation | InvalidOperation]:
-    """A batch from JSON data: a list of operations or `{"operations": [...]}`.
+def batch_items(data: object) -> list[Any]:
+    """The operations of a batch document, unvalidated: a list, or `{"operations": [...]}`.
 
-    Raises `ValueError` only when the whole document has the wrong shape; each invalid
-    operation is returned in its place so the rest of the batch can still run.
+    Both forms are documented, so every entry point (CLI, API, MCP, the LLM's reply) unwraps
+    them here, once: the CLI had sent the wrapped form wrapped again to a running `serve`.
+    Raises `ValueError` for any other shape and for more than `MAX_BATCH` operations (one
+    limit everywhere, so a batch that works alone also works through a running bridge).
     """
     items = data.get("operations") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ValueError('operations must be a JSON list or an object {"operations": [...]}')
-    return [parse_operation(i, item) for i, item in enumerate(items)]
+    if len(items) > MAX_BATCH:
+        raise ValueError(
+            f"a batch holds at most {MAX_BATCH} operations, this one {len(items)}; split it"
+        )
+    return items
 
 
-def parse_operations_json(text: str) -> list[Operation | InvalidOperation]:
-    """`parse_operations` on JSON text; `ValueError` says where the JSON is broken."""
+def parse_operations(data: object) -> list[Operation | InvalidOperation]:
+    """A batch from JSON data: a list of operations or `{"operations": [...]}`.
+
+    Raises `ValueError` only when the whole document has the wrong shape (`batch_items`);
+    each invalid operation is returned in its place so the rest of the batch can still run.
+    """
+    return [parse_operation(i, item) for i, item in enumerate(batch_items(data))]
+
+
+def load_json(text: str) -> Any:
+    """JSON text as data; `ValueError` says where the JSON is broken."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from exc
-    return parse_operations(data)
+
+
+def parse_operations_json(text: str) -> list[Operation | InvalidOperation]:
+    """`parse_operations` on JSON text; `ValueError` says where the JSON is broken."""
+    return parse_operations(load_json(text))
 
 
 def operation_schema() -> dict[str, Any]:

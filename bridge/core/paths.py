@@ -103,16 +103,21 @@ def normalise_note_path(path: str, new: bool = False) -> str:
 def normalise_folder(folder: str) -> str:
     """A folder inside the vault as `a/b` (`""` for the root), or raise `UnsafePathError`.
 
-    Its names follow the rules of an existing note's path (no `..`, no empty or hidden
-    segment, no NUL); and as a folder argument is typed by a caller, not read from disk, it may
-    not hold control characters either (`{"folder": "\\u0000"}` reached the file system and
-    was a 500).
+    The one check for every folder a caller names (API `folder` and `scope`, `--folder`,
+    `--root`), the rules of `normalise_note_path`: no absolute spelling (`/etc` was read as
+    the vault's `etc` on some routes and refused on others), no `\\`, no `..`, no empty or
+    hidden segment, no NUL; a trailing `/` is fine. As a folder argument is typed by a caller,
+    not read from disk, it may not hold control characters either (`{"folder": "\\u0000"}`
+    reached the file system and was a 500).
     """
-    cleaned = folder.strip().strip("/")
+    cleaned = folder.strip()
     if not cleaned:
         return ""
+    if _looks_absolute(cleaned):
+        raise UnsafePathError(f"folder `{folder}` is absolute; give a folder inside the vault")
     if "\\" in cleaned:
         raise UnsafePathError(f"folder `{folder}` uses `\\`; separate folders with `/`")
+    cleaned = cleaned.rstrip("/")
     for segment in cleaned.split("/"):
         _check_segment(segment, folder, strict=False)
     if any(unicodedata.category(c) == "Cc" for c in cleaned):

@@ -32,9 +32,13 @@ class ReviewNotFoundError(ReviewError):
 
 
 class ReviewStateError(ReviewError):
-    """The review was already decided (approving twice...): HTTP 409."""
+    """The review was already decided (approving twice...): HTTP 409 `decided`.
 
-    code = "conflict"
+    Its own code, not `conflict`: a conflict asks the reviewer to look again (CLI exit 1),
+    while a decided review is a wrong id for this action (exit 2, as without `serve`).
+    """
+
+    code = "decided"
 
 
 class RestoreConflictError(ReviewError):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridge.core.paths import UnsafePathError, normalise_folder
 from bridge.importer.transcript import TranscriptError, parse_transcripts, render_transcript
 from bridge.vault.store import NoteError, VaultStore
 
@@ -50,21 +51,42 @@ def import_transcripts(
     `before_write(path, bytes)` runs just before each write: the bridge records the bytes as
     its own there, so a crash right after the rename cannot make them look like a human's.
     """
+    notes = [n for t in parse_transcripts(data) for n in render_transcript(t, import_root(root))]
+    # Everything is checked before the first write, so a refused import writes nothing.
+    seen: set[str] = set()
+    for note in notes:
+        if note.path in seen:
+            raise TranscriptError(
+                f"two sessions would both be written to `{note.path}`: give each transcript "
+                "its own name and each session its own number"
+            )
+        seen.add(note.path)
+        store.check_folders(note.path)
     report = ImportReport()
-    for transcript in parse_transcripts(data):
-        for note in render_transcript(transcript, root):
-            wanted = note.text.encode("utf-8")
-            try:
-                current = store.read(note.path).data if store.exists(note.path) else None
-            except NoteError:
-                current = b""  # unreadable or binary: never overwrite it silently
-            if current == wanted:
-                report.unchanged.append(note.path)
-            elif current is not None and not force:
-                report.kept.append(note.path)
-            else:
-                if before_write is not None:
-                    before_write(note.path, wanted)
-                store.write(note.path, wanted)
-                report.written.append(note.path)
+    for note in notes:
+        wanted = note.text.encode("utf-8")
+        try:
+            current = store.read(note.path).data if store.exists(note.path) else None
+        except NoteError:
+            current = b""  # unreadable or binary: never overwrite it silently
+        if current == wanted:
+            report.unchanged.append(note.path)
+        elif current is not None and not force:
+            report.kept.append(note.path)
+        else:
+            if before_write is not None:
+                before_write(note.path, wanted)
+            store.write(note.path, wanted)
+            report.written.append(note.path)
     return report
+
+
+def import_root(root: str) -> str:
+    """The folder the sessions go under, checked as every folder a caller names is.
+
+    Raises `UnsafePathError` (a `ValueError`) for a root outside the vault or none at all.
+    """
+    folder = normalise_folder(root)
+    if not folder:
+        raise UnsafePathError("give a folder for the sessions, such as `conversations`")
+    return folder

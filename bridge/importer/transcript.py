@@ -13,8 +13,10 @@ LoCoMo files (`conversation` with `session_N` keys) are read as well.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,18 +85,54 @@ def parse_date(text: str) -> dt.datetime | None:
     return None
 
 
+def _printable(value: object, what: str, where: str) -> str:
+    """`value` as text for the note; refuses control characters (a NUL made the note binary:
+    it was never indexed, and the next import called it an edit and kept it)."""
+    text = str(value)
+    bad = sorted({c for c in " ".join(text.split()) if unicodedata.category(c) == "Cc"})
+    if bad:
+        shown = ", ".join(f"U+{ord(c):04X}" for c in bad)
+        raise TranscriptError(f"{where}: the {what} holds control characters ({shown})")
+    return text
+
+
 def _turn(raw: Any, where: str) -> Turn:
     if not isinstance(raw, dict):
         raise TranscriptError(f"{where}: a turn must be an object with speaker, id and text")
-    speaker = str(raw.get("speaker", "")).strip()
-    text = str(raw.get("text", "")).strip()
-    turn_id = str(raw.get("id", raw.get("dia_id", ""))).strip()
+    speaker = _printable(raw.get("speaker", ""), "speaker", where).strip()
+    text = _printable(raw.get("text", ""), "text", where).strip()
+    turn_id = _printable(raw.get("id", raw.get("dia_id", "")), "turn id", where).strip()
     if not speaker or not turn_id:
         raise TranscriptError(f"{where}: a turn needs `speaker` and `id`")
     caption = raw.get("image_caption", raw.get("blip_caption"))
     if caption:
-        text = f"{text} (image: {str(caption).strip()})".strip()
+        caption = _printable(caption, "image caption", where).strip()
+        text = f"{text} (image: {caption})".strip()
     return Turn(speaker, turn_id, " ".join(text.split()))
+
+
+def _name(raw: object) -> str:
+    """A transcript's name, which names its folder: refused when it cannot name one.
+
+    Trigger: `""`, `".."` or a NUL all became the folder `transcript`, so different
+    transcripts landed in one folder. Outcome: a name must keep a letter or digit once the
+    characters a folder cannot hold are replaced, and hold no control character.
+    """
+    if not isinstance(raw, str | int) or isinstance(raw, bool):
+        raise TranscriptError(f"the transcript name must be text, not {json.dumps(raw)}")
+    name = _printable(raw, "transcript name", f"transcript name {json.dumps(str(raw))}")
+    if not folder_name(name):
+        raise TranscriptError(
+            f"the transcript name {json.dumps(name)} has no letter or digit to name its "
+            "folder; give it a name such as `team-chat`"
+        )
+    return name
+
+
+def folder_name(name: str) -> str:
+    """The folder a transcript's sessions go in, under the import root (`""`: none)."""
+    folder = _NAME_SAFE.sub("-", name).strip("-.")
+    return folder if any(c.isalnum() for c in folder) else ""
 
 
 def _from_locomo(item: dict[str, Any]) -> Transcript:
@@ -106,10 +144,10 @@ def _from_locomo(item: dict[str, Any]) -> Transcript:
     )
     sessions = []
     for n in numbers:
-        date_text = str(conv.get(f"session_{n}_date_time", ""))
+        date_text = _printable(conv.get(f"session_{n}_date_time", ""), "date", f"session {n}")
         turns = tuple(_turn(t, f"session {n}") for t in conv[f"session_{n}"])
         sessions.append(Session(n, date_text, parse_date(date_text), turns))
-    return Transcript(str(item.get("sample_id", "conversation")), tuple(sessions))
+    return Transcript(_name(item.get("sample_id", "conversation")), tuple(sessions))
 
 
 def _from_generic(item: dict[str, Any], index: int) -> Transcript:
@@ -122,10 +160,10 @@ def _from_generic(item: dict[str, Any], index: int) -> Transcript:
             raise TranscriptError(f"session {i}: needs a `turns` list")
         given = str(raw.get("number", raw.get("id", i)))
         number = int(given) if given.isdigit() else i
-        date_text = str(raw.get("date", ""))
+        date_text = _printable(raw.get("date", ""), "date", f"session {number}")
         turns = tuple(_turn(t, f"session {number}") for t in raw["turns"])
         sessions.append(Session(number, date_text, parse_date(date_text), turns))
-    return Transcript(str(item.get("name", f"transcript-{index}")), tuple(sessions))
+    return Transcript(_name(item.get("name", f"transcript-{index}")), tuple(sessions))
 
 
 def parse_transcripts(data: Any) -> list[Transcript]:
@@ -164,8 +202,7 @@ def _note_path(folder: str, number: int, width: int) -> str:
 
 def render_transcript(transcript: Transcript, root: str = "conversations") -> list[SessionNote]:
     """Every session of a transcript as a note, related to its neighbours and topic kin."""
-    name = _NAME_SAFE.sub("-", transcript.name).strip("-.") or "transcript"
-    folder = f"{root}/{name}"
+    folder = f"{root}/{folder_name(transcript.name)}"
     sessions = sorted(transcript.sessions, key=lambda s: s.number)
     width = max(2, len(str(max((s.number for s in sessions), default=1))))
     df: Counter[str] = Counter(w for s in sessions for w in set(_words(s)))

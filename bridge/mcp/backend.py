@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 
 from bridge.api.security import read_token
-from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.settings import Settings
 from bridge.state.vault_lock import holder
 
@@ -243,9 +243,10 @@ class LocalBackend:
 
         try:
             author = agent_author(author)
+            parsed = parse_operations(operations)  # more than MAX_BATCH: refused as a whole
         except ValueError as exc:
             raise BackendError(str(exc)) from exc
-        return self.bridge.executor.apply(parse_operations(operations), author).to_dict()
+        return self.bridge.executor.apply(parsed, author).to_dict()
 
     def curate_prompt(self, content: str) -> dict[str, Any]:
         from bridge.llm.context import build_context
@@ -280,9 +281,10 @@ class LocalBackend:
         from bridge.api.graph import folder_tree
         from bridge.api.models import TreeNode
 
-        root = folder.strip().strip("/")
-        if ".." in root.split("/"):
-            raise BackendError(f"folder `{folder}` leaves the vault")
+        try:
+            root = normalise_folder(folder)
+        except UnsafePathError as exc:
+            raise BackendError(str(exc)) from exc
         if not 1 <= depth <= 10:
             raise BackendError(f"depth must be 1 to 10, not {depth}")
         from bridge.overviews import folder_overview

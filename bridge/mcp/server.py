@@ -20,7 +20,14 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer, Message, UserMessage
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INTERNAL_ERROR, Resource, ToolAnnotations
+from mcp.types import (
+    INTERNAL_ERROR,
+    CallToolResult,
+    InputRequiredResult,
+    Resource,
+    Tool,
+    ToolAnnotations,
+)
 
 from bridge import __version__
 from bridge.guide.tree import render_tree
@@ -73,6 +80,31 @@ def _dump(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1)
 
 
+def closed(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema that allows no other property than those it names."""
+    return {**schema, "additionalProperties": False}
+
+
+def curate_outcome(result: dict[str, Any]) -> str:
+    """A curation result for the model; a batch of which nothing was applied is a refusal.
+
+    Trigger: a batch whose every operation failed (`../evil.md`) came back as a plain result
+    (`isError: false`). Why: a client or model reads that as done. Outcome: `ToolError` with
+    each reason and the whole result (a failed ADD's `existing` note says what to UPDATE).
+    """
+    counts = result["counts"]
+    if counts["total"] == 0:
+        raise ToolError("no operations: send at least one in `operations`")
+    if counts["failed"] < counts["total"]:
+        return _dump(result)
+    reasons = "\n".join(
+        f"- {r['index']}: {r['type']} {r['path']}: {r['message']}" for r in result["results"]
+    )
+    raise ToolError(
+        f"no operation was applied; fix these and send them again:\n{reasons}\n\n{_dump(result)}"
+    )
+
+
 def entry_uri(path: str) -> str:
     """The resource URI of a note (`#`, spaces and the like percent-encoded)."""
     return ENTRY_URI + quote(path, safe="/")
@@ -90,6 +122,33 @@ class VaultServer(MCPServer):
     def __init__(self, backend: MemoryBackend, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.backend = backend
+
+    async def list_tools(self) -> list[Tool]:
+        """The tools, each schema saying that no other argument is taken (see `call_tool`)."""
+        return [
+            tool.model_copy(update={"input_schema": closed(tool.input_schema)})
+            for tool in await super().list_tools()
+        ]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Refuse an argument the tool does not take, as an error result.
+
+        Trigger: MCPServer drops unknown arguments. Why: a model's typo (`autor`, `top_k`)
+        silently did something else than it asked (wrote as `agent:mcp`, ignored a limit).
+        Outcome: the call is refused and the message names the tool's arguments.
+        """
+        schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
+        if schema is not None:
+            known = schema.get("properties", {})
+            unknown = sorted(set(arguments) - set(known))
+            if unknown:
+                shown = ", ".join(f"`{a}`" for a in unknown)
+                raise ToolError(
+                    f"{name} does not take {shown}; its arguments are: {', '.join(known)}"
+                )
+        return await super().call_tool(name, arguments, context)
 
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
@@ -198,8 +257,12 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         why"], raw_concept: {task, changes, source}, narrative, snippets: [{language, code}],
         reason, impact: high|low, base_hash, merge_from}. Every operation reports applied,
         pending_review (a human must approve; do not resend) or failed with a reason you can
-        fix and resend. `author` is you, e.g. "agent:claude-code"."""
-        return call(backend.curate, operations, author)
+        fix and resend. `author` is you, e.g. "agent:claude-code". When no operation could be
+        applied, the call is an error that lists why."""
+        try:
+            return curate_outcome(backend.curate(operations, author))
+        except BackendError as exc:
+            raise ToolError(str(exc)) from exc
 
     @server.tool(annotations=READ_ONLY)
     def memory_curate_prompt(content: str) -> str:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Protocol, assert_never
 
+from bridge.core.paths import normalise_folder
 from bridge.core.text import normalise_query
 from bridge.core.tiers import Evidence, Route, route
 from bridge.index.analysis import QueryTerms, query_terms
@@ -348,15 +349,14 @@ def check_request(text: str, budget_words: int | None, limit: int) -> None:
 
 
 def normalise_scope(scope: str | None) -> str | None:
-    """A folder scope as indexed (`a/b`), or None for the whole vault."""
-    if scope is None:
+    """A folder scope as indexed (`a/b`), or None for the whole vault.
+
+    Checked like every folder a caller names (`normalise_folder`); `UnsafePathError` is a
+    `ValueError` saying what is wrong.
+    """
+    if scope is None or scope.strip() == ".":
         return None
-    cleaned = scope.strip().strip("/")
-    if not cleaned or cleaned == ".":
-        return None
-    if ".." in cleaned.split("/") or "\\" in cleaned:
-        raise ValueError(f"scope `{scope}` must be a folder inside the vault")
-    return cleaned
+    return normalise_folder(scope) or None
 
 
 def _replayed(cached: QueryResult, text: str, tier: int) -> dict[str, object]:

@@ -21,6 +21,7 @@ from bridge.state.db import StateDB
 ReviewState = Literal["pending", "approved", "rejected", "conflict", "applied"]
 REVIEW_STATES: tuple[ReviewState, ...] = ("pending", "approved", "rejected", "conflict", "applied")
 OPEN_STATES: tuple[ReviewState, ...] = ("pending", "conflict", "applied")
+MAX_REVIEW_ID = 2**62  # ids are SQLite integers; a bigger number cannot name a review
 
 
 def states_named(name: str | None) -> tuple[ReviewState, ...]:

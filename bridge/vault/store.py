@@ -307,6 +307,20 @@ class VaultStore:
         """True when a note file exists at the path (a safe path is required)."""
         return self.absolute(rel_path).is_file()
 
+    def check_folders(self, rel_path: str) -> None:
+        """Raise `UnsafePathError` when a file sits where a folder of `rel_path` must be.
+
+        Writing `a/b.md/c.md` next to the note `a/b.md` was an unexplained
+        `NotADirectoryError` naming the vault's absolute path (a 500 in the API).
+        """
+        folders = normalise_note_path(rel_path).split("/")[:-1]
+        for depth in range(1, len(folders) + 1):
+            folder = "/".join(folders[:depth])
+            if not (self.root / folder).is_dir() and (self.root / folder).exists():
+                raise UnsafePathError(
+                    f"`{folder}` is a file, not a folder: `{rel_path}` cannot be written"
+                )
+
     # -- writing ---------------------------------------------------------------------------
 
     def write(self, rel_path: str, data: bytes, expected: bytes | None = _UNCHECKED) -> WriteResult:
@@ -330,6 +344,9 @@ class VaultStore:
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             pass
+        except NotADirectoryError:
+            self.check_folders(rel)
+            raise
         if expected is not _UNCHECKED and current != expected:
             raise WriteConflictError(rel, current)
         if current is None:

@@ -79,7 +79,7 @@ def test_update_of_a_human_note_waits_for_review_then_approve_writes_it(api: Liv
     assert approved.status_code == 200 and approved.json()["state"] == "approved"
     assert "expire after 12 h." in (api.bridge.store.root / HUMAN_NOTE).read_text()
     twice = api.client.post(f"/v1/reviews/{op['review_id']}/approve", headers=api.auth)
-    assert twice.status_code == 409 and twice.json()["error"]["code"] == "conflict"
+    assert twice.status_code == 409 and twice.json()["error"]["code"] == "decided"
 
 
 def test_reject_leaves_the_note_alone_and_records_the_reason(api: LiveApi) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import status_code_conformance
 
 from bridge.api.app import create_app
 from bridge.runtime import Bridge
@@ -41,7 +42,9 @@ def operations(schema: schemathesis.BaseSchema) -> list[schemathesis.APIOperatio
 
 
 def test_no_server_errors(api_schema: schemathesis.BaseSchema, fuzz_bridge: Bridge) -> None:
+    """Never a 500; every status the schema declares; no error tells where the vault lives."""
     checked = []
+    hidden = [str(fuzz_bridge.settings.vault_path), str(fuzz_bridge.settings.state_path)]
     for operation in operations(api_schema):
 
         @given(case=operation.as_strategy())
@@ -52,8 +55,10 @@ def test_no_server_errors(api_schema: schemathesis.BaseSchema, fuzz_bridge: Brid
             # 503 `no_llm` is the documented answer of /v1/curate on a bridge without an LLM.
             expected_503 = response.status_code == 503 and "no_llm" in response.text
             assert response.status_code < 500 or expected_503, f"{where}: {response.text}"
+            case.validate_response(response, checks=[status_code_conformance])
             if response.status_code >= 400:
                 assert set(response.json()) == {"error"}, f"{where}: {response.text}"
+                assert not any(h in response.text for h in hidden), f"{where}: {response.text}"
 
         fuzz()
         checked.append(f"{operation.method.upper()} {operation.path}")

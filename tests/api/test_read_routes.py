@@ -100,6 +100,27 @@ def test_openapi_docs_are_served(api: LiveApi) -> None:
     assert api.client.get("/docs").status_code == 200
 
 
+def test_the_schema_declares_the_error_statuses_routes_answer(api: LiveApi) -> None:
+    paths = api.client.get("/openapi.json").json()["paths"]
+    assert "no_llm" in paths["/v1/curate"]["post"]["responses"]["503"]["description"]
+    assert {"400", "401", "404"} <= set(paths["/v1/entries/{path}"]["get"]["responses"])
+    assert {"404", "409"} <= set(paths["/v1/reviews/{review_id}/approve"]["post"]["responses"])
+    assert "400" in paths["/v1/tree"]["get"]["responses"]
+    assert "401" not in paths["/v1/health"]["get"]["responses"]  # no token needed there
+
+
+def test_a_wrong_method_is_a_405_that_says_which_are_allowed(api: LiveApi) -> None:
+    for method, path, allowed in (
+        ("PUT", "/v1/query", "POST"),
+        ("DELETE", "/v1/tree", "GET"),
+        ("GET", "/v1/curate/operations", "POST"),
+    ):
+        response = api.client.request(method, path, headers=api.auth)
+        assert response.status_code == 405, (method, path)
+        assert response.headers["allow"] == allowed, (method, path)
+        assert response.json()["error"]["code"] == "method_not_allowed"
+
+
 def _accesses(api: LiveApi, path: str) -> int:
     view = api.client.get(f"/v1/lifecycle/{path}", headers=api.auth).json()
     return int(view["access_count"])
@@ -151,11 +172,35 @@ def test_feedback_refuses_what_it_cannot_credit(api: LiveApi) -> None:
     assert api.client.post("/v1/feedback", json=stranger).status_code == 401
 
 
-def test_graph_and_tree_refuse_a_folder_outside_the_vault(api: LiveApi) -> None:
-    for route in ("/v1/graph", "/v1/tree"):
-        response = api.client.get(route, params={"folder": "../.."}, headers=api.auth)
-        assert response.status_code == 400, route
-        assert response.json()["error"]["code"] == "bad_path"
+OUTSIDE = ["../..", "/etc", "\x00", "notes\\..\\..", "C:\\Windows", "~/x", "a/./b", ".obsidian"]
+
+
+def test_every_route_refuses_a_folder_outside_the_vault_alike(api: LiveApi) -> None:
+    """One check for every folder a caller names, the one `/v1/entries` applies to paths."""
+    for folder in OUTSIDE:
+        answers = {
+            "graph": api.client.get("/v1/graph", params={"folder": folder}, headers=api.auth),
+            "tree": api.client.get("/v1/tree", params={"folder": folder}, headers=api.auth),
+            "overviews": api.client.post(
+                "/v1/overviews", json={"folder": folder}, headers=api.auth
+            ),
+            "import": api.client.post(
+                "/v1/import",
+                json={"data": {"name": "x", "sessions": []}, "root": folder},
+                headers=api.auth,
+            ),
+        }
+        for route, response in answers.items():
+            assert response.status_code == 400, (folder, route, response.text)
+            assert response.json()["error"]["code"] == "bad_path", (folder, route)
+        scoped = api.client.post(
+            "/v1/search", json={"query": "billing", "scope": folder}, headers=api.auth
+        )
+        assert scoped.status_code == 400, (folder, scoped.text)
+    for route in ("/v1/graph", "/v1/tree"):  # `..` percent-encoded in the URL itself
+        response = api.client.get(f"{route}?folder=%2e%2e", headers=api.auth)
+        assert response.status_code == 400, (route, response.text)
+    assert not (api.bridge.settings.vault_path / "etc").exists()
 
 
 def test_hostile_frontmatter_is_served_small_and_without_errors(api: LiveApi) -> None:

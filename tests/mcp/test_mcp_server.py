@@ -145,3 +145,46 @@ def test_mcp_goes_through_a_running_bridge(template_vault: Path, tmp_path: Path)
     finally:
         server.stop()
         bridge.close()
+
+
+async def refusals(params: StdioServerParameters) -> dict[str, Any]:
+    """What a model sees when its call cannot be done, over a real stdio session."""
+    out: dict[str, Any] = {}
+    async with mcp.Client(params, read_timeout_seconds=60) as client:
+        listed = await client.list_tools()
+        out["schemas"] = {t.name: t.input_schema for t in listed.tools}
+        evil = [{"type": "ADD", "path": "../evil.md", "title": "Evil"}]
+        out["all_failed"] = await client.call_tool("memory_curate", {"operations": evil})
+        mixed = [*evil, {"type": "ADD", "path": "ops/keys/rotation.md", "title": "Rotation"}]
+        out["mixed"] = await client.call_tool("memory_curate", {"operations": mixed})
+        out["empty"] = await client.call_tool("memory_curate", {"operations": []})
+        out["many"] = await client.call_tool("memory_curate", {"operations": [{}] * 1001})
+        out["typo"] = await client.call_tool(
+            "memory_curate", {"operations": mixed, "autor": "agent:typo"}
+        )
+        out["extra"] = await client.call_tool("memory_query", {"query": "billing", "top_k": 3})
+        out["outside"] = [
+            await client.call_tool("memory_tree", {"folder": f}) for f in ("/etc", "a\x00", "..")
+        ]
+    return out
+
+
+def test_refusals_are_tool_errors_and_unknown_arguments_are_refused(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    out = asyncio.run(refusals(server_params(template_vault, tmp_path / "state")))
+    assert all(s.get("additionalProperties") is False for s in out["schemas"].values())
+    failed = refusal(out["all_failed"])
+    assert "no operation was applied" in failed and "../evil.md" in failed
+    assert "leaves the vault" in failed
+    mixed = payload(out["mixed"])  # one applied: a result, with the failure in it
+    assert [r["status"] for r in mixed["results"]] == ["failed", "applied"]
+    assert "no operations" in refusal(out["empty"])
+    assert "at most 1000 operations" in refusal(out["many"])
+    typo = refusal(out["typo"])
+    assert "`autor`" in typo and "author" in typo
+    assert "`top_k`" in refusal(out["extra"])
+    assert [refusal(r) for r in out["outside"]]  # each folder outside the vault is refused
+    assert not (template_vault.parent / "evil.md").exists()
+    # The refused calls wrote nothing: only the mixed batch's good ADD is in the vault.
+    assert (template_vault / "ops/keys/rotation.md").is_file()

@@ -196,8 +196,9 @@ def test_titles_and_summaries_cannot_break_the_links_or_the_region() -> None:
 
 
 def test_the_folder_argument_stays_inside_the_vault() -> None:
-    assert clean_folder(" /eng/auth/ ") == "eng/auth"
+    assert clean_folder(" eng/auth/ ") == "eng/auth"
     assert clean_folder("") == ""
-    for bad in ("../x", "a/../b", "a\\b", ".obsidian", "a//b", "\x00", "a/b\nc"):
+    bad_ones = ("../x", "a/../b", "a\\b", ".obsidian", "a//b", "\x00", "a/b\nc", "/etc", "~/x")
+    for bad in bad_ones:
         with pytest.raises(ValueError):
             clean_folder(bad)

@@ -234,8 +234,9 @@ def test_without_an_llm_a_question_that_needs_one_says_so_with_its_tier(bridge: 
 def test_scope_limits_the_search_to_a_folder(bridge: Bridge) -> None:
     result = bridge.engine.search("tokens renewal", scope="billing")
     assert result.sources and all(s.path.startswith("billing/") for s in result.sources)
-    with pytest.raises(ValueError, match="inside the vault"):
-        bridge.engine.search("tokens", scope="../etc")
+    for outside in ("../etc", "/etc", "notes\\..\\..", "a\x00b"):
+        with pytest.raises(ValueError, match=r"vault|NUL|`\\`"):
+            bridge.engine.search("tokens", scope=outside)
 
 
 @pytest.mark.parametrize(

@@ -52,11 +52,11 @@ def _wait_for(lines: queue.Queue[str], text: str, timeout: float = CEILING) -> l
     return seen
 
 
-def _serve(vault: Path, state: Path) -> subprocess.Popen[str]:
+def _serve(vault: Path, state: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", "from bridge.cli import main; raise SystemExit(main())"]
     args = ["serve", "--vault", str(vault), "--state-dir", str(state), "--port", "0"]
     return subprocess.Popen(
-        [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
 
 
