@@ -39,16 +39,20 @@ def serve(
 ) -> None:
     """Run the bridge in the foreground: live index, daily decay, HTTP API (Ctrl-C stops)."""
     settings = settings_for(vault, state_dir, host=host, port=port)
-    # First of all: a second serve must touch nothing (not the index, not bridge.json).
-    with contextlib.ExitStack() as held:
+    # Trigger: a SIGTERM just after start killed serve outright (exit -15): opening the index
+    # starts tantivy's threads, and a thread that does not block the signal takes its default
+    # action. Outcome: the stop signals are blocked before anything starts a thread, so every
+    # thread inherits the mask and a stop during start-up is a clean stop once it is done.
+    # Then, first of all: a second serve must touch nothing (not the index, not bridge.json).
+    with StopSignals() as stop, contextlib.ExitStack() as held:
         try:
             held.enter_context(vault_lock(settings.state_path))
         except VaultBusyError as exc:
             raise fail(str(exc)) from exc
-        _serve(settings)
+        _serve(settings, stop)
 
 
-def _serve(settings: Settings) -> None:
+def _serve(settings: Settings, stop: StopSignals) -> None:
     try:
         bridge = open_bridge(settings)
     except (StateDBError, IndexBusyError, VaultError) as exc:
@@ -64,54 +68,52 @@ def _serve(settings: Settings) -> None:
             f"[yellow]warning:[/] listening on {settings.host}: requests must still name a "
             "loopback Host, so this only helps behind a local proxy"
         )
-    # Before any thread starts (see StopSignals): a Ctrl-C during start-up stops cleanly.
-    with StopSignals() as stop:
-        bus = EventBus()
-        live = LiveVault(bridge)
-        scheduler = DecayScheduler(
-            lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
-        )
-        tasks = TaskRunner()
-        server: BackgroundServer | None = None
+    bus = EventBus()
+    live = LiveVault(bridge)
+    scheduler = DecayScheduler(
+        lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
+    )
+    tasks = TaskRunner()
+    server: BackgroundServer | None = None
+    try:
         try:
-            try:
-                report = live.start()
-            except (WatchError, IndexBusyError) as exc:
-                raise fail(str(exc)) from exc
-            changed = {k: v for k, v in report.summary().items() if v and k != "unchanged"}
-            if changed:
-                console.print(
-                    "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
-                )
-            scheduler.start()
-            token = load_or_create_token(settings.state_path)
-            api = create_app(bridge, token, bus, watching=True)
-            api.state.ctx.services["tasks"] = tasks
-            server = BackgroundServer(api, settings.host, settings.port)
-            try:
-                url = server.start()
-            except (RuntimeError, TimeoutError) as exc:
-                raise fail(
-                    f"could not listen on {settings.host}:{settings.port} ({exc}); is another "
-                    "bridge running? Set --port or VAULT_BRIDGE_PORT"
-                ) from exc
-            bound_port = int(url.rsplit(":", 1)[1])
-            with discovery_file(settings.state_path, settings.host, bound_port):
-                notes = bridge.index.note_count()
-                console.print(
-                    banner(settings.vault_path, url, settings.state_path / "token", notes),
-                    highlight=False,
-                    soft_wrap=True,
-                )
-                stop.wait()
-                console.print("Stopping...")
-        finally:
-            if server is not None:
-                server.stop()  # no new requests; curation in flight finishes below
-            tasks.wait()
-            scheduler.stop()
-            live.stop()
-            bridge.close()
+            report = live.start()
+        except (WatchError, IndexBusyError) as exc:
+            raise fail(str(exc)) from exc
+        changed = {k: v for k, v in report.summary().items() if v and k != "unchanged"}
+        if changed:
+            console.print(
+                "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
+            )
+        scheduler.start()
+        token = load_or_create_token(settings.state_path)
+        api = create_app(bridge, token, bus, watching=True)
+        api.state.ctx.services["tasks"] = tasks
+        server = BackgroundServer(api, settings.host, settings.port)
+        try:
+            url = server.start()
+        except (RuntimeError, TimeoutError) as exc:
+            raise fail(
+                f"could not listen on {settings.host}:{settings.port} ({exc}); is another "
+                "bridge running? Set --port or VAULT_BRIDGE_PORT"
+            ) from exc
+        bound_port = int(url.rsplit(":", 1)[1])
+        with discovery_file(settings.state_path, settings.host, bound_port):
+            notes = bridge.index.note_count()
+            console.print(
+                banner(settings.vault_path, url, settings.state_path / "token", notes),
+                highlight=False,
+                soft_wrap=True,
+            )
+            stop.wait()
+            console.print("Stopping...")
+    finally:
+        if server is not None:
+            server.stop()  # no new requests; curation in flight finishes below
+        tasks.wait()
+        scheduler.stop()
+        live.stop()
+        bridge.close()
     console.print("Stopped.")
 
 
