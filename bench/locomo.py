@@ -112,17 +112,31 @@ def recall(q: Question, excerpts: str, texts: dict[tuple[str, str], str]) -> flo
     return found / len(q.evidence)
 
 
+# Settings every bridge of this run gets (`--set KEY=VALUE`), and a folder whose vectors are
+# kept between runs (`--vectors`): passages are keyed by their text, so a fresh vault of the
+# same conversations embeds nothing the folder already holds.
+OVERRIDES: dict[str, str] = {}
+VECTORS: Path | None = None
+
+
 @contextmanager
 def imported(data: object) -> Iterator[Bridge]:
     """The product's default bridge on a fresh temporary vault holding every conversation of
-    `data` (imported as `vault-bridge import` does) and indexed; closed and removed after."""
+    `data` (imported as `vault-bridge import` does), indexed and embedded (the dense channel
+    is on by default); closed and removed after."""
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         vault.mkdir()
-        bridge = open_bridge(Settings(vault=vault, state_dir=Path(tmp) / "state"))
+        state = Path(tmp) / "state"
+        if VECTORS is not None:
+            VECTORS.mkdir(parents=True, exist_ok=True)
+            state.mkdir()
+            (state / "semantic").symlink_to(VECTORS.resolve(), target_is_directory=True)
+        bridge = open_bridge(Settings(vault=vault, state_dir=state, **OVERRIDES))
         try:
             import_transcripts(bridge.store, data)
             bridge.sync()
+            bridge.prepare_semantic(embed=True)
             yield bridge
         finally:
             bridge.close()
@@ -132,7 +146,9 @@ def run_bridge(
     data: object, texts: dict[tuple[str, str], str], questions: list[Question]
 ) -> dict[str, Any]:
     with imported(data) as bridge:
-        engine = QueryEngine(bridge.index, StatusOnlyLifecycle(), bridge.engine.params)
+        engine = QueryEngine(
+            bridge.index, StatusOnlyLifecycle(), bridge.engine.params, dense=bridge.semantic
+        )
         scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
         latencies: list[float] = []
         for budget in BUDGETS:
@@ -274,11 +290,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run the product's default engine with uses recorded: once and three passes",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for every bridge (--set embed_model=off: lexical only)",
+    )
+    parser.add_argument("--vectors", type=Path, help="keep passage vectors here between runs")
     args = parser.parse_args(argv)
+    global VECTORS
+    VECTORS = args.vectors
+    for item in args.set:
+        key, _, value = item.partition("=")
+        OVERRIDES[key.strip()] = value.strip()
     data, texts, questions = load(args.data)
     ours = run_bridge(data, texts, questions)
     base = run_baseline(texts, questions)
-    result: dict[str, Any] = {"questions": len(questions), **ours, "baseline": base}
+    result: dict[str, Any] = {
+        "questions": len(questions),
+        "settings": args.set,
+        **ours,
+        "baseline": base,
+    }
     engines: list[tuple[str, dict[str, Any]]] = [("vault-bridge (lab)", ours)]
     if args.deployed:
         once = run_deployed(data, texts, questions, 1, opens=True)
@@ -291,7 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    table = Table(title=f"LoCoMo evidence recall, {len(questions)} questions ({args.data.name})")
+    what = ", ".join(args.set) or "product defaults (dense channel on)"
+    table = Table(
+        title=f"LoCoMo evidence recall, {len(questions)} questions ({args.data.name}; {what})"
+    )
     table.add_column("engine")
     table.add_column("slice")
     for b in BUDGETS:

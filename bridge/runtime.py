@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from bridge.core.fusion import DenseParams
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
@@ -31,6 +32,8 @@ from bridge.llm.curator import LLMCurator
 from bridge.llm.tools import MemoryTools
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
+from bridge.semantic.factory import open_semantic
+from bridge.semantic.service import SemanticIndex
 from bridge.settings import Settings
 from bridge.state.lifecycle_store import LifecycleStore, open_lifecycle
 from bridge.state.private import private_dir
@@ -47,15 +50,34 @@ class Bridge:
     index: SearchIndex
     lifecycle: LifecycleStore
     engine: QueryEngine
+    semantic: SemanticIndex | None = None
 
     def sync(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring the index up to date with the files."""
         return reconcile(self.store, self.index, progress)
 
+    def prepare_semantic(
+        self, embed: bool, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, object] | None:
+        """The dense channel served in this thread: stored vectors loaded, and with `embed`
+        every note without vectors embedded (`reindex`, benches); None when it is off."""
+        if self.semantic is None:
+            return None
+        self.semantic.run(progress, embed)
+        return self.semantic.status()
+
+    def semantic_status(self) -> dict[str, object]:
+        """The dense channel's model, state and progress (`off` when it is off)."""
+        if self.semantic is None:
+            return {"model": None, "state": "off", "sections": 0, "embedded": 0, "pending": 0}
+        return self.semantic.status()
+
     def close(self) -> None:
         if isinstance(self.engine.lifecycle, StateLifecycle):
             self.engine.lifecycle.close()  # queued accesses are not lost on exit
         self.engine.retriever.close()
+        if self.semantic is not None:
+            self.semantic.close()
         self.index.close()
         self.lifecycle.db.close()
 
@@ -134,7 +156,7 @@ class Bridge:
         )
 
 
-def engine_params(settings: Settings) -> EngineParams:
+def engine_params(settings: Settings, off_topic_below: float | None = None) -> EngineParams:
     """Ranking weights, tier thresholds and search sizes from the settings."""
     prefix = "rank_"
     fields = {f.name for f in dataclasses.fields(RankingParams)}
@@ -157,6 +179,13 @@ def engine_params(settings: Settings) -> EngineParams:
         ood_rel=settings.ood_min_relevance,
         ood_unknown_rel=settings.ood_unknown_relevance,
         ood_unknown_share=settings.ood_unknown_share,
+        ood_dense=settings.ood_dense_min if settings.ood_dense_min is not None else off_topic_below,
+    )
+    dense = DenseParams(
+        block_weight=settings.dense_block_weight,
+        note_share=settings.dense_note_share,
+        depth=settings.dense_depth,
+        other_language=settings.dense_other_language,
     )
     return EngineParams(
         entry_limit=settings.query_entry_limit,
@@ -170,6 +199,7 @@ def engine_params(settings: Settings) -> EngineParams:
         tiers=tiers,
         cache_size=settings.cache_size,
         fuzzy_threshold=settings.cache_fuzzy_jaccard,
+        dense=dense,
     )
 
 
@@ -203,9 +233,12 @@ def open_bridge(settings: Settings) -> Bridge:
     state = private_dir(settings.state_path)
     index = SearchIndex(state / "index")
     lifecycle = open_lifecycle(settings)
-    engine = QueryEngine(index, StateLifecycle(lifecycle), engine_params(settings))
+    semantic = open_semantic(settings, index, store)
+    calibrated = semantic.identity.off_topic_below if semantic is not None else None
+    params = engine_params(settings, calibrated)
+    engine = QueryEngine(index, StateLifecycle(lifecycle), params, dense=semantic)
     client = llm_client(settings)
     if client is not None:
         # Tiers 3-4; the tools search through the same engine, hence attached after creation.
         engine.answerer = LLMAnswerer(client, MemoryTools(engine, store), settings.llm_agent_rounds)
-    return Bridge(settings, store, index, lifecycle, engine)
+    return Bridge(settings, store, index, lifecycle, engine, semantic)

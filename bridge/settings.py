@@ -213,6 +213,13 @@ class Settings(BaseSettings):
     ood_min_relevance: float = Field(default=0.6, ge=0, le=1)
     ood_unknown_relevance: float = Field(default=0.85, ge=0, le=1)
     ood_unknown_share: float = Field(default=0.5, gt=0, le=1)
+    ood_dense_min: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="Best passage cosine below which a question is out of domain; default: "
+        "the model's measured value (0.42 for the bundled one; none for others).",
+    )
     query_entry_limit: int = Field(default=100, ge=1, le=100_000)
     query_block_limit: int = Field(default=400, ge=1, le=100_000)
     query_window_limit: int = Field(default=400, ge=1, le=100_000)
@@ -222,6 +229,42 @@ class Settings(BaseSettings):
     query_answer_second_note: float = Field(default=0.9, ge=0, le=1)
     cache_size: int = Field(default=1024, ge=0)
     cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
+
+    # -- the dense channel (DESIGN 3, "Meaning, not only words"; docs/configuration.md) --------
+
+    embed_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="Sentence encoder of the dense channel: the bundled `all-MiniLM-L6-v2`, "
+        "`fastembed:<model>`, `litellm:<model>`, or `off`.",
+    )
+    embed_languages: list[str] | None = Field(
+        default=None,
+        description="Languages (ISO codes) the model embeds; default: the model's own "
+        '(English for the bundled one); `["*"]` for any.',
+    )
+    embed_api_base: str | None = Field(
+        default=None, description="Base URL of a `litellm:` embedding server (Ollama...)."
+    )
+    embed_api_key_env: str | None = Field(
+        default=None, description="Environment variable holding a `litellm:` model's API key."
+    )
+    embed_model_path: Path | None = Field(
+        default=None,
+        description="A folder holding a `fastembed:` model's files: loaded from there, "
+        "nothing downloaded.",
+    )
+    embed_cache_dir: Path | None = Field(
+        default=None, description="Where fastembed keeps the models it downloads."
+    )
+    embed_threads: int = Field(
+        default=1, ge=1, le=64, description="Cores the background embedding may use."
+    )
+    embed_passage_words: int = Field(default=160, ge=10, le=2000)
+    embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
+    dense_block_weight: float = Field(default=0.6, ge=0)
+    dense_note_share: float = Field(default=0.5, ge=0, le=1)
+    dense_depth: int = Field(default=100, ge=1, le=10_000)
+    dense_other_language: float = Field(default=0.5, ge=0, le=1)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -52,6 +52,19 @@ class Health(BaseModel):
     version: str
 
 
+class SemanticStatus(BaseModel):
+    """The dense channel (docs/query.md, "Meaning"): which model, and how far embedding got."""
+
+    model: str | None = Field(description="The sentence encoder; null when off")
+    state: Literal["off", "embedding", "ready"]
+    sections: int = Field(description="Passages (sections of notes) with a vector")
+    embedded: int = Field(description="Notes whose passages all have vectors")
+    pending: int = Field(description="Notes waiting to be embedded")
+    languages: dict[str, int] = Field(
+        default_factory=dict, description="Notes per detected language"
+    )
+
+
 class Status(BaseModel):
     version: str
     vault: str
@@ -62,6 +75,7 @@ class Status(BaseModel):
     llm_model: str | None
     watching: bool
     pending_reviews: int
+    semantic: SemanticStatus
 
 
 class RelationOut(BaseModel):

@@ -23,6 +23,7 @@ from bridge.api.models import (
     Health,
     QueryRequest,
     RelationOut,
+    SemanticStatus,
     Status,
     TreeOut,
     error_responses,
@@ -93,6 +94,7 @@ def status(ctx: Ctx) -> Status:
         llm_model=bridge.settings.llm_model,
         watching=ctx.watching,
         pending_reviews=pending,
+        semantic=SemanticStatus.model_validate(bridge.semantic_status()),
     )
 
 

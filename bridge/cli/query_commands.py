@@ -46,12 +46,14 @@ ScopeOpt = Annotated[
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for long indexing runs (none in --json mode or off a TTY)."""
+def _progress(
+    enabled: bool, label: str = "indexing"
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long runs (none in --json mode or off a TTY)."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=True) as bar:
         task = bar.add_task("index", total=None)
 
@@ -75,6 +77,8 @@ def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
                 bridge.sync(progress)
             except IndexBusyError as exc:
                 err_console.print(f"[yellow]note:[/] {exc}; answering from the index as it is")
+        # The vectors stored for these notes; the CLI embeds only the question (docs/query.md).
+        bridge.prepare_semantic(embed=False)
         yield bridge
     finally:
         bridge.close()
@@ -189,9 +193,12 @@ def reindex(
         with writing_locally(settings):
             shutil.rmtree(index_dir, ignore_errors=True)
             with opened(settings, not json_out) as bridge:
+                with _progress(not json_out, "embedding") as progress:
+                    semantic = bridge.prepare_semantic(embed=True, progress=progress)
                 summary = {
                     "notes": bridge.index.note_count(),
                     "generation": bridge.index.generation,
+                    "semantic": semantic,
                     "through": None,
                 }
     if json_out:

@@ -86,6 +86,8 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
                 "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
             )
         scheduler.start()
+        if bridge.semantic is not None:  # lexical answers meanwhile; vectors catch up
+            bridge.semantic.start()
         token = load_or_create_token(settings.state_path)
         api = create_app(bridge, token, bus, watching=True)
         api.state.ctx.services["tasks"] = tasks

@@ -184,6 +184,8 @@ def block_scores(
     speaker_blocks: Collection[BlockKey] = (),
     relation_blocks: Collection[BlockKey] = (),
     notes: Collection[int] | None = None,
+    dense: Mapping[BlockKey, float] | None = None,
+    dense_weight: float = 0.0,
 ) -> dict[BlockKey, float]:
     """The block-ranking rule: block + 0.4 window + 0.5 entry, then + 0.4 best neighbour.
 
@@ -198,6 +200,10 @@ def block_scores(
     the question's partner turn outranked the named speaker's answer. Outcome: the whole score
     of the speaker's own turns is boosted, as the retrieval study measured it (LoCoMo dev @500:
     +1.2 points).
+
+    With `dense` (each block's dense part, `bridge.core.fusion`), the blocks of the passages
+    the dense search found are candidates too, and `dense_weight x` their part joins the
+    first stage: `block + 0.4 window + 0.5 entry + w_d dense`.
 
     With `notes`, only the blocks of those notes are scored. A block's score depends on its
     own note's blocks and on the three searches' top scores only, so each score is the same
@@ -219,14 +225,23 @@ def block_scores(
             for k in windows
             if (notes is None or k[0] in notes) and (top_b <= 0 or k not in blocks)
         ]
+    dense = dense if dense and dense_weight > 0 else {}
+    if dense:
+        seen = set(candidates)
+        candidates += [k for k in dense if (notes is None or k[0] in notes) and k not in seen]
     related = relation_blocks if notes is None else [k for k in relation_blocks if k[0] in notes]
     # Each candidate's first stage (and a Relations block's, which counts half even as a
     # neighbour), computed once, without a function call per key: this runs over a few
     # hundred candidates a query. A neighbour neither search found has only its entry part,
     # the same as the candidate's own (one note): it needs no entry of its own here.
-    bget, wget, eget = blocks.get, windows.get, entries.get
+    bget, wget, eget, dget = blocks.get, windows.get, entries.get, dense.get
     scored = set(candidates).union(related)
     stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in scored}
+    if dense:
+        for k in scored:
+            part = dget(k)
+            if part:
+                stage1[k] += dense_weight * part
     for key in related:
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}

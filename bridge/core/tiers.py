@@ -32,6 +32,9 @@ class TierParams:
     ood_rel: float = 0.6
     ood_unknown_rel: float = 0.85
     ood_unknown_share: float = 0.5
+    # Below this cosine of the best passage, the dense channel says the memory holds nothing
+    # on the question (the model's own calibration; None: the lexical rule alone).
+    ood_dense: float | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Evidence:
     unknown_long_terms: int
     long_terms: int
     has_terms: bool = True
+    dense_top: float | None = None  # the best passage's cosine; None: no dense channel
 
 
 def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
@@ -57,6 +61,13 @@ def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
     another domain; on LoCoMo the one-word rule sent 10 of 883 answerable questions to OOD.
     Outcome: OOD needs at least half of the long words to be unknown.
     """
+    if ev.dense_top is not None and p.ood_dense is not None:
+        # Trigger: in a 6,500-note vault every question, "what is the capital of Australia"
+        # too, had a BM25 match at relevance 0.95, so the lexical rule flagged none of 12
+        # off-topic questions. Why: the best passage's similarity separates them (0.17-0.40
+        # for off-topic, 0.43-0.82 for real ones, bench/hub.py), whatever the vault's size.
+        # Outcome: below `ood_dense`, out of domain unless one note holds every query term.
+        return ev.dense_top < p.ood_dense and not ev.all_terms_found
     if ev.entries_in_vault < p.ood_min_entries:
         return False
     if ev.top_rel < p.ood_rel:

@@ -20,6 +20,7 @@ from bridge.core.tiers import Evidence, Route, route
 from bridge.index.analysis import QueryTerms, query_terms
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import CacheEntry, QueryCache
+from bridge.query.dense import DenseSearch
 from bridge.query.direct import DirectAnswer, direct_answer
 from bridge.query.lifecycle import LifecycleProvider, StatusOnlyLifecycle
 from bridge.query.models import QueryResult, Source
@@ -69,6 +70,7 @@ class QueryEngine:
         params: EngineParams | None = None,
         answerer: Answerer | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
+        dense: DenseSearch | None = None,
     ) -> None:
         self.index = index
         self.lifecycle = lifecycle or StatusOnlyLifecycle()
@@ -76,7 +78,7 @@ class QueryEngine:
         self.answerer = answerer
         self.clock = clock
         self.cache = QueryCache(self.params.cache_size, self.params.fuzzy_threshold)
-        self.retriever = Retriever(index, self.lifecycle, self.params, clock)
+        self.retriever = Retriever(index, self.lifecycle, self.params, clock, dense)
         self.uses = UseLedger()
 
     # -- public ----------------------------------------------------------------------------
@@ -159,7 +161,7 @@ class QueryEngine:
         generation = self.index.generation
         terms = query_terms(normalise_query(text))
         budget = budget_words or self.params.default_budget
-        found = self.retrieve(terms, budget, limit, normalise_scope(scope))
+        found = self.retrieve(terms, budget, limit, normalise_scope(scope), text)
         result = QueryResult(
             query=text,
             answer=None,
@@ -236,7 +238,7 @@ class QueryEngine:
         generation: int,
         arrived: float,
     ) -> tuple[QueryResult, Evidence]:
-        found = self.retrieve(terms, budget, limit, scope)
+        found = self.retrieve(terms, budget, limit, scope, text)
         decision = route(found.evidence, self.params.tiers)
         skeleton = QueryResult(
             query=text,
@@ -301,7 +303,7 @@ class QueryEngine:
         """
         if self.answerer is None:
             return {"message": NO_LLM.format(tier=tier)}
-        context = self.retrieve(terms, self.params.llm_budget_words, max(limit, 20), scope)
+        context = self.retrieve(terms, self.params.llm_budget_words, max(limit, 20), scope, text)
         try:
             if tier == 3:
                 answer = self.answerer.one_call(text, context.sources, arrived)
@@ -319,10 +321,16 @@ class QueryEngine:
     # -- retrieval -------------------------------------------------------------------------
 
     def retrieve(
-        self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
+        self,
+        terms: QueryTerms,
+        budget: int,
+        limit: int,
+        scope: str | None = None,
+        text: str | None = None,
     ) -> Retrieval:
-        """Ranked sources with excerpts under `budget` words (see `Retriever.retrieve`)."""
-        return self.retriever.retrieve(terms, budget, limit, scope)
+        """Ranked sources with excerpts under `budget` words (see `Retriever.retrieve`);
+        with `text`, the question as asked, the dense channel searches by meaning too."""
+        return self.retriever.retrieve(terms, budget, limit, scope, text)
 
 
 MAX_QUERY_CHARS = 100_000

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bridge.core.fusion import DenseParams
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 
@@ -31,3 +32,4 @@ class EngineParams:
     fuzzy_threshold: float = 0.6
     ranking: RankingParams = field(default_factory=RankingParams)
     tiers: TierParams = field(default_factory=TierParams)
+    dense: DenseParams = field(default_factory=DenseParams)

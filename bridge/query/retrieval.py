@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain
 
+from bridge.core.fusion import dense_parts, fused_note_scores, language_factors
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
@@ -28,9 +29,10 @@ from bridge.core.ranking import (
 )
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
-from bridge.index.documents import IndexedBlock
+from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
+from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
@@ -83,8 +85,10 @@ class Retriever:
         lifecycle: LifecycleProvider,
         params: EngineParams,
         clock: Callable[[], dt.datetime],
+        dense: DenseSearch | None = None,
     ) -> None:
         self.index = index
+        self.dense = dense
         self.lifecycle = lifecycle
         self.params = params
         self.clock = clock
@@ -104,12 +108,22 @@ class Retriever:
         self._searches.shutdown(wait=True)
 
     def retrieve(
-        self, terms: QueryTerms, budget: int, limit: int, scope: str | None = None
+        self,
+        terms: QueryTerms,
+        budget: int,
+        limit: int,
+        scope: str | None = None,
+        text: str | None = None,
     ) -> Retrieval:
-        """Block ranking, lifecycle fusion, relation expansion, cut-off and budget packing."""
+        """Block ranking (both channels), lifecycle fusion, relation expansion, cut-off and
+        budget packing. `text` is the question as asked: the dense channel embeds it."""
         p, rp = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], self._evidence(terms, [], scope), 0)
+        # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
+        dense_later = None
+        if self.dense is not None and text:
+            dense_later = self._searches.submit(self.dense.find, text, scope, p.dense.depth)
         speaker = self._named_speaker(terms)
         windows_later = None
         wanted = self.window_count(budget)
@@ -132,9 +146,14 @@ class Retriever:
         # by their entry alone, which lend their entry part to a lead block.
         found_notes = {nid for nid, _ in blocks}
         found_notes.update(nid for nid, _ in windows)
+        dense = dense_later.result() if dense_later is not None else NO_DENSE
+        dense_blocks, dense_notes = dense_parts(dense.hits)
+        found_notes.update(dense_notes)
         leads = self._lead_notes(entry_hits, found_notes)
 
-        # Note-level relevance: the entry's BM25, else its best block's.
+        # Note-level relevance: the entry's BM25, else its best block's; with the dense
+        # channel, a weighted mean of both (`fused_note_scores`), and notes in another
+        # language than the question's demoted where some are in its language.
         raw: dict[int, float] = dict(entries)
         for (nid, _), score in blocks.items():
             if nid not in entries:
@@ -142,11 +161,18 @@ class Retriever:
         for nid in found_notes:
             raw.setdefault(nid, 0.0)
         records = self.index.records(raw)
-        note_score = {
+        lexical = {
             nid: normalised_relevance(s, rp.relevance_scale)
             for nid, s in raw.items()
             if nid in records
         }
+        dp = p.dense
+        note_score = fused_note_scores(
+            lexical, {n: d for n, d in dense_notes.items() if n in records}, dp.note_share
+        )
+        demoted = self._language_factors(dense, note_score)
+        for nid, factor in demoted.items():
+            note_score[nid] *= factor
         # Cut-off on direct hits, then one hop along relations from the best of them.
         best_first = above_cutoff(note_score, rp.cutoff)
         kept = set(best_first)
@@ -166,8 +192,20 @@ class Retriever:
         # scored: the cut-off has dropped the others.
         allowed = kept.intersection(records)
         priority = block_scores(
-            blocks, windows, entries, rp, spoken, relation_blocks, notes=allowed
+            blocks,
+            windows,
+            entries,
+            rp,
+            spoken,
+            relation_blocks,
+            notes=allowed,
+            dense=dense_blocks,
+            dense_weight=dp.block_weight,
         )
+        self._count_words(priority, words, dense_blocks)
+        if demoted:
+            for key in priority:
+                priority[key] *= demoted.get(key[0], 1.0)
         for nid, score in leads.items():
             if nid in allowed:
                 priority[(nid, _LEAD)] = score
@@ -205,7 +243,35 @@ class Retriever:
         # The word counts packing made, for the sources `limit` kept.
         shown = {s.path for s in sources}
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
-        return Retrieval(sources, self._evidence(terms, entry_hits, scope), used)
+        return Retrieval(sources, self._evidence(terms, entry_hits, scope, dense), used)
+
+    def _count_words(
+        self,
+        priority: dict[BlockKey, float],
+        words: dict[BlockKey, int],
+        dense_blocks: dict[BlockKey, float],
+    ) -> None:
+        """Excerpt words of the candidates only the dense channel found (the BM25 searches
+        return theirs), read in one call; a block that no longer exists is dropped."""
+        wanted = [k for k in priority if k not in words and k in dense_blocks]
+        if not wanted:
+            return
+        texts = self.index.blocks(wanted)
+        for key in wanted:
+            block = texts.get(key)
+            if block is None:
+                del priority[key]
+            else:
+                words[key] = excerpt_words(block.text)
+
+    def _language_factors(
+        self, dense: DenseFound, note_score: dict[int, float]
+    ) -> dict[int, float]:
+        """Notes to demote for being in another language than the question (`language_factors`)."""
+        if self.dense is None or dense.language is None:
+            return {}
+        languages = {nid: self.dense.language_of(nid) for nid in note_score}
+        return language_factors(languages, dense.language, self.params.dense.other_language)
 
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
@@ -367,7 +433,11 @@ class Retriever:
         return named[0] if len(named) == 1 else None
 
     def _evidence(
-        self, terms: QueryTerms, entry_hits: Sequence[Hit], scope: str | None
+        self,
+        terms: QueryTerms,
+        entry_hits: Sequence[Hit],
+        scope: str | None,
+        dense: DenseFound | None = None,
     ) -> Evidence:
         scale = self.params.ranking.relevance_scale
         scores = [normalised_relevance(h.score, scale) for h in entry_hits]
@@ -375,7 +445,8 @@ class Retriever:
         second = scores[1] if len(scores) > 1 else 0.0
         # A scoped query judges "out of domain" within its folder, like its ranking does.
         entries = self.index.note_count(scope)
-        all_found, unknown = self._ood_inputs(terms, top, entries, scope)
+        dense_top = dense.top if dense is not None and dense.hits else None
+        all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top)
         return Evidence(
             top_rel=top,
             second_rel=second,
@@ -385,6 +456,7 @@ class Retriever:
             unknown_long_terms=unknown,
             long_terms=len(terms.long_words),
             has_terms=not terms.empty,
+            dense_top=dense_top,
         )
 
     def evidence_for(self, terms: QueryTerms, base: Evidence, scope: str | None) -> Evidence:
@@ -393,7 +465,9 @@ class Retriever:
         For two queries whose known words are the same (tier 1), the searches find the same
         hits; only what the OOD rule counts (unknown words, all words found) can differ.
         """
-        all_found, unknown = self._ood_inputs(terms, base.top_rel, base.entries_in_vault, scope)
+        all_found, unknown = self._ood_inputs(
+            terms, base.top_rel, base.entries_in_vault, scope, base.dense_top
+        )
         return replace(
             base,
             all_terms_found=all_found,
@@ -403,13 +477,26 @@ class Retriever:
         )
 
     def _ood_inputs(
-        self, terms: QueryTerms, top: float, entries: int, scope: str | None
+        self,
+        terms: QueryTerms,
+        top: float,
+        entries: int,
+        scope: str | None,
+        dense_top: float | None = None,
     ) -> tuple[bool, int]:
         """(some note has every term, long words unknown to the vault), where they matter."""
         tp = self.params.tiers
+        if terms.empty:
+            return True, 0
+        if dense_top is not None and tp.ood_dense is not None:
+            # The dense channel decides (`is_out_of_domain`); every term in one note can
+            # still overrule a low similarity (an error code, a name the model cannot read).
+            if dense_top >= tp.ood_dense:
+                return True, 0
+            return self.index.all_terms_match(terms, scope), 0
         # The extra lookups only matter in the band where they can change the decision.
         band = tp.ood_rel <= top < tp.ood_unknown_rel
-        if terms.empty or entries < tp.ood_min_entries or not band:
+        if entries < tp.ood_min_entries or not band:
             return True, 0
         all_found = self.index.all_terms_match(terms, scope)
         unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))

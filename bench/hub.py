@@ -1,0 +1,168 @@
+"""Real-vault questions: does the page that answers come first? Off-topic questions flagged?
+
+    python bench/hub.py --vault ~/hub [--state DIR] [--set KEY=VALUE ...] [--json]
+
+The vault is the public Obsidian Hub (`../shared/bench/obsidian-hub/`, unpack it anywhere
+outside the checkout); the questions are `bench/data/hub_questions.json`, written before
+anything was measured and kept fixed: 52 questions as people ask them (39 in their own
+words, not the page's), each with every note that answers it, and 12 off-topic questions.
+
+Every question goes through the product's query engine as `vault-bridge query` asks it
+(`open_bridge` with the settings given, `limit` 10, uses recorded as the product records
+them, nothing opened). Reported: the first source answers, an answer among the first 3,
+mean reciprocal rank over the first 10 sources, off-topic questions answered "Nothing in
+memory" (`ood`), real questions wrongly flagged, and which tier answered. `--set` changes a
+setting (`--set embed_model=off` measures lexical-only); the table says what was on.
+`--state` keeps the index (and vectors) between runs; the first run builds them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bridge.query.models import QueryResult
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+
+QUESTIONS = Path(__file__).parent / "data" / "hub_questions.json"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question as the bench scores it."""
+
+    qid: str
+    words: str  # "own", "page" or "off" (off-topic)
+    rank: int | None  # 1-based rank of the first answering source among the first 10
+    ood: bool
+    tier: int
+    first: str | None
+    latency_ms: float
+
+
+def _settings(vault: Path, state: Path, overrides: list[str]) -> Settings:
+    values: dict[str, Any] = {}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set wants KEY=VALUE, not {item!r}")
+        values[key.strip()] = value.strip()
+    return Settings(vault=vault, state_dir=state, **values)
+
+
+def _rank(result: QueryResult, answers: set[str]) -> int | None:
+    for i, source in enumerate(result.sources[:10], start=1):
+        if source.path in answers:
+            return i
+    return None
+
+
+def ask_all(bridge: Bridge, data: dict[str, Any]) -> list[Asked]:
+    """Every question once, in file order, through the engine's tiers."""
+    out: list[Asked] = []
+    for q in data["questions"]:
+        result = bridge.engine.query(q["question"], limit=10)
+        first = result.sources[0].path if result.sources and not result.ood else None
+        rank = None if result.ood else _rank(result, set(q["answers"]))
+        out.append(
+            Asked(q["id"], q["words"], rank, result.ood, result.tier, first, result.latency_ms)
+        )
+    for q in data["off_topic"]:
+        result = bridge.engine.query(q["question"], limit=10)
+        first = result.sources[0].path if result.sources and not result.ood else None
+        out.append(Asked(q["id"], "off", None, result.ood, result.tier, first, result.latency_ms))
+    return out
+
+
+def summarise(asked: list[Asked]) -> dict[str, Any]:
+    """The bench's figures: hit@1, hit@3 and MRR per kind of question, off-topic flagged."""
+    real = [a for a in asked if a.words != "off"]
+    off = [a for a in asked if a.words == "off"]
+
+    def rates(group: list[Asked]) -> dict[str, float]:
+        n = max(1, len(group))
+        return {
+            "questions": len(group),
+            "first": round(100 * sum(a.rank == 1 for a in group) / n, 1),
+            "within_3": round(100 * sum(a.rank is not None and a.rank <= 3 for a in group) / n, 1),
+            "mrr": round(sum(1 / a.rank for a in group if a.rank) / n, 3),
+        }
+
+    return {
+        "all": rates(real),
+        "own": rates([a for a in real if a.words == "own"]),
+        "page": rates([a for a in real if a.words == "page"]),
+        "off_topic_flagged": sum(a.ood for a in off),
+        "off_topic": len(off),
+        "real_flagged": sum(a.ood for a in real),
+        "tiers": dict(sorted(Counter(str(a.tier) for a in asked).items())),
+        "latency_ms_median": round(statistics.median(a.latency_ms for a in asked), 2),
+        "misses": [a.qid for a in real if a.rank != 1],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vault", type=Path, required=True)
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--state", type=Path, help="state dir to keep (default: a temp one)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--per-question", action="store_true")
+    args = parser.parse_args(argv)
+    data = json.loads(args.questions.read_text(encoding="utf-8"))
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        state = args.state or Path(tmp) / "state"
+        settings = _settings(args.vault.resolve(), state, args.set)
+        bridge = open_bridge(settings)
+        try:
+            start = time.perf_counter()
+            bridge.sync()
+            ready = bridge.prepare_semantic(embed=True)
+            built = time.perf_counter() - start
+            asked = ask_all(bridge, data)
+        finally:
+            bridge.close()
+    report = summarise(asked) | {
+        "settings": args.set,
+        "index_seconds": round(built, 1),
+        "semantic": ready,
+    }
+    if args.per_question:
+        report["per_question"] = [a.__dict__ for a in asked]
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    table = Table(title=f"Hub questions ({', '.join(args.set) or 'product defaults'})")
+    for col in ("questions", "n", "first source", "within 3", "MRR"):
+        table.add_column(col)
+    for kind in ("all", "own", "page"):
+        r = report[kind]
+        table.add_row(
+            kind, str(r["questions"]), f"{r['first']}%", f"{r['within_3']}%", str(r["mrr"])
+        )
+    console = Console()
+    console.print(table)
+    console.print(
+        f"off-topic flagged {report['off_topic_flagged']} of {report['off_topic']}; real "
+        f"questions flagged {report['real_flagged']}; tiers {report['tiers']}; median "
+        f"{report['latency_ms_median']} ms; misses {' '.join(report['misses'])}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

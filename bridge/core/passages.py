@@ -1,0 +1,192 @@
+"""What the dense channel embeds: a note's readable text in passages of a few blocks.
+
+Pure functions over a note's indexed blocks (DESIGN 3, "Meaning, not only words"). A passage
+is a run of consecutive blocks of one note, cut at about the model's window, and carries the
+note's title and the heading path of its first block as context: "Sync > Mobile" tells the
+encoder what "set it up on each device" is about. Each block belongs to one passage, so a
+passage's similarity to a question is its blocks' dense part in block ranking.
+
+Embedding is the expensive part (a 2-core machine encodes about 2,000 word pieces a second),
+so only what a reader sees is embedded: Obsidian and HTML comments, HTML tags, image embeds,
+link targets and bare URLs are dropped. On the Obsidian Hub vault this cut the word pieces
+to embed from 4.7 million to 0.9 million (docs/benchmarks.md, "Semantic channel").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bridge.core.markdown import excerpt_text
+from bridge.core.relations import link_display_text
+from bridge.core.text import word_count
+
+# `[text](target)` keeps its text; `![alt](image)` goes whole, as does a bare URL, an HTML
+# tag or comment, and a file name of an image.
+_EMBEDS = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_HIDDEN = re.compile(
+    r"<[A-Za-z/!][^>\n]*>|https?://\S+|\S+\.(?:png|jpe?g|gif|svg|webp)\b", re.IGNORECASE
+)
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_SPACE = re.compile(r"[ \t]+")
+# Bumped whenever `readable` or `passages` cut differently: stored passages are planned again.
+PASSAGE_RULE = 2
+# Obsidian's `%%` and HTML's `<!-- -->` comments, which may open in one block and close later.
+_COMMENTS = re.compile(r"%%|<!--|-->")
+
+
+@dataclass(frozen=True)
+class PassageBlock:
+    """A block as the passage rule needs it: its ordinal, heading path and text."""
+
+    ord: int
+    heading: str  # "A > B", as indexed
+    text: str
+    metadata: bool = False  # a Relations or Raw Concept block: about other notes, not knowledge
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Blocks `first`..`last` (ordinals) of a note, and the text the encoder is given."""
+
+    first: int
+    last: int
+    text: str
+
+    @property
+    def key(self) -> bytes:
+        """The passage's identity for the vector store: equal text, equal vector."""
+        return passage_key(self.text)
+
+
+def passage_key(text: str) -> bytes:
+    """16 bytes of blake2b of the passage text: a vector is stored once per distinct text."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def readable(texts: Sequence[str]) -> list[str]:
+    """What a reader sees of each block, in order, for embedding.
+
+    Comments (`%% ... %%`, `<!-- ... -->`) may open in one block and close blocks later, so
+    the blocks are read in order with the comment state carried over; an unclosed comment
+    hides the rest of the note, as Obsidian hides it.
+    """
+    out: list[str] = []
+    closer: str | None = None  # the mark that ends the comment we are in
+    for raw in texts:
+        kept: list[str] = []
+        done = 0
+        for match in _COMMENTS.finditer(raw):
+            mark = match.group()
+            if closer is None and mark != "-->":
+                kept.append(raw[done : match.start()])
+                closer = "%%" if mark == "%%" else "-->"
+            elif closer == mark:
+                closer = None
+            else:
+                continue
+            done = match.end()
+        if closer is None:
+            kept.append(raw[done:])
+        text = "".join(kept)
+        if text.strip():
+            text = link_display_text(excerpt_text(text))
+            text = _EMBEDS.sub(" ", text)
+            text = _LINK.sub(lambda m: m.group(1), text)
+            text = _HIDDEN.sub(" ", text)
+            text = _SPACE.sub(" ", text).strip()
+        out.append(text.strip())
+    return out
+
+
+def passages(
+    title: str,
+    blocks: Sequence[PassageBlock],
+    words: int = 160,
+    most: int = 32,
+    boilerplate: frozenset[str] = frozenset(),
+) -> list[Passage]:
+    """A note's passages: consecutive readable blocks, about `words` words each, at most `most`.
+
+    A block is never split (the encoder cuts a long one at its window); a passage starts a new
+    section's heading on its own line, so one passage can hold several short sections. Blocks
+    with nothing to read, and metadata blocks (relations say what other notes are about),
+    belong to no passage: they get no dense part. `most` bounds what one pathological note
+    (a 50,000-word log) costs the encoder; its later blocks stay lexical only. Lines in
+    `boilerplate` (a template's lines that many notes repeat, `boilerplate_lines`) are left
+    out: they say nothing about one note and dilute its vector.
+    """
+    shown = readable([b.text for b in blocks])
+    if boilerplate:
+        shown = [_without(text, boilerplate) for text in shown]
+    out: list[Passage] = []
+    lines: list[str] = []
+    first = last = -1
+    size = 0
+    heading = None
+
+    def close() -> None:
+        nonlocal lines, size, first
+        if lines:
+            context = _context(title, blocks_heading)
+            out.append(Passage(first, last, f"{context}\n" + "\n".join(lines)))
+        lines, size, first = [], 0, -1
+
+    blocks_heading = ""
+    for block, text in zip(blocks, shown, strict=True):
+        if block.metadata or not text:
+            continue
+        count = word_count(text)
+        if lines and size + count > words:
+            close()
+            if len(out) >= most:
+                break
+            heading = None
+        if not lines:
+            first = block.ord
+            blocks_heading = block.heading
+            heading = block.heading
+        elif block.heading != heading:
+            section = block.heading.rsplit(" > ", 1)[-1].strip()
+            if section:
+                lines.append(section)
+            heading = block.heading
+        lines.append(text)
+        last = block.ord
+        size += count
+    if len(out) < most:
+        close()
+    return out
+
+
+def _without(text: str, lines: frozenset[str]) -> str:
+    if not text:
+        return text
+    return "\n".join(line for line in text.split("\n") if line.strip() not in lines).strip()
+
+
+def note_lines(texts: Sequence[str]) -> set[str]:
+    """The distinct readable lines of one note (to count how many notes share a line)."""
+    return {line.strip() for text in readable(texts) for line in text.split("\n") if line.strip()}
+
+
+def boilerplate_lines(counts: Mapping[str, int], notes: int) -> frozenset[str]:
+    """Lines held by at least 1% of the notes and at least 20 of them: a template's lines.
+
+    Trigger: the Obsidian Hub's 2,900 plugin notes each say "Links: GitHub repository or
+    Open in Obsidian", "Mobile compatible: Yes" and "Edit In GitHub | Copy this note |
+    Download this vault" around a one-line description; averaged into the vector, the
+    template outweighed the description. Outcome: such lines are not embedded.
+    """
+    floor = max(20, notes // 100)
+    return frozenset(line for line, count in counts.items() if count >= floor)
+
+
+def _context(title: str, heading: str) -> str:
+    """`Title > Heading > Sub`, without repeating a title that is also the first heading."""
+    parts = [p.strip() for p in heading.split(" > ") if p.strip()] if heading else []
+    if parts and parts[0].casefold() == title.strip().casefold():
+        parts = parts[1:]
+    return " > ".join([title.strip(), *parts]) if title.strip() else " > ".join(parts)

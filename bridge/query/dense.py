@@ -1,0 +1,33 @@
+"""The seam between the query engine and the dense channel (`bridge.semantic`).
+
+The engine asks one thing of it per question: the passages most similar to the question,
+and the question's language; and per note, the note's language. Nothing here knows how
+vectors are made or kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from bridge.core.fusion import PassageHit
+
+
+@dataclass(frozen=True)
+class DenseFound:
+    """What the dense channel found for one question."""
+
+    hits: tuple[PassageHit, ...]
+    language: str | None  # the question's language, when the channel is sure of it
+    top: float  # the best passage's cosine (0.0 without hits)
+
+
+NO_DENSE = DenseFound((), None, 0.0)
+
+
+class DenseSearch(Protocol):
+    """The dense channel as the engine uses it."""
+
+    def find(self, text: str, scope: str | None, depth: int) -> DenseFound: ...
+
+    def language_of(self, nid: int) -> str | None: ...

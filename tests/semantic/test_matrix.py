@@ -1,0 +1,49 @@
+"""Brute-force search over passage vectors: best first, scoped, notes replaced and dropped."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bridge.semantic.matrix import PassageMatrix
+
+
+def _unit(*values: float) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_the_most_similar_passages_come_first_with_their_notes_and_spans() -> None:
+    m = PassageMatrix(3)
+    m.put(1, [(0, 2), (3, 4)], np.stack([_unit(1, 0, 0), _unit(0, 1, 0)]))
+    m.put(2, [(0, 0)], np.stack([_unit(1, 1, 0)]))
+    hits = m.search(_unit(1, 0.1, 0), 3)
+    assert [(h.nid, h.first, h.last) for h in hits] == [(1, 0, 2), (2, 0, 0), (1, 3, 4)]
+    assert hits[0].score > hits[1].score > hits[2].score
+
+
+def test_a_note_put_again_replaces_its_passages_and_a_dropped_one_is_gone() -> None:
+    m = PassageMatrix(2)
+    m.put(1, [(0, 0)], np.stack([_unit(1, 0)]))
+    m.put(1, [(0, 1)], np.stack([_unit(0, 1)]))
+    assert [(h.nid, h.last) for h in m.search(_unit(0, 1), 5)] == [(1, 1)]
+    m.drop(1)
+    assert m.search(_unit(0, 1), 5) == []
+    assert len(m) == 0 and m.notes() == 0
+
+
+def test_a_scoped_search_sees_only_its_notes() -> None:
+    m = PassageMatrix(2)
+    for nid in range(1, 6):
+        m.put(nid, [(0, 0)], np.stack([_unit(1, nid / 10)]))
+    assert {h.nid for h in m.search(_unit(1, 0), 10, notes={2, 4})} == {2, 4}
+
+
+def test_many_changes_compact_without_losing_a_live_passage() -> None:
+    m = PassageMatrix(2)
+    for round_ in range(3):
+        for nid in range(1500):
+            m.put(nid, [(0, round_)], np.stack([_unit(1, nid / 1500)]))
+    assert len(m) == 1500
+    hits = m.search(_unit(1, 1), 1500)
+    assert {h.nid for h in hits} == set(range(1500))
+    assert {h.last for h in hits} == {2}

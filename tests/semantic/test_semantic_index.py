@@ -1,0 +1,135 @@
+"""The dense channel with the real bundled model on small vaults: meaning found, vectors kept.
+
+No stand-in: the int8 MiniLM installed with the product embeds these notes, offline.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+from tests.conftest import open_test_bridge
+
+ON_CALL = "team/practices/incidents/on_call.md"
+# A question in other words than the note's: no "on-call", "incident", "page" or "rota".
+PARAPHRASE = "who gets woken up at night when the site goes down?"
+
+
+def _embedded(vault: Path, state: Path, **settings: object) -> Bridge:
+    bridge = open_bridge(Settings(vault=vault, state_dir=state, **settings))
+    bridge.sync()
+    bridge.prepare_semantic(embed=True)
+    return bridge
+
+
+def test_a_question_in_other_words_finds_the_note_that_answers_it(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    with_dense = _embedded(template_vault, tmp_path / "dense")
+    lexical = _embedded(template_vault, tmp_path / "lexical", embed_model="off")
+    try:
+        assert with_dense.semantic_status()["state"] == "ready"
+        found = with_dense.engine.search(PARAPHRASE, limit=3)
+        assert found.sources[0].path == ON_CALL
+        # Lexical search alone does not put it first: the dense channel is what found it.
+        alone = lexical.engine.search(PARAPHRASE, limit=3)
+        assert not alone.sources or alone.sources[0].path != ON_CALL
+        assert lexical.semantic_status() == {
+            "model": None,
+            "state": "off",
+            "sections": 0,
+            "embedded": 0,
+            "pending": 0,
+        }
+    finally:
+        with_dense.close()
+        lexical.close()
+
+
+def test_vectors_are_kept_across_restarts_and_reindexes_and_follow_a_move(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    first = _embedded(template_vault, state)
+    sections = first.semantic_status()["sections"]
+    assert first.semantic is not None and first.semantic.embedded_now > 0
+    first.close()
+
+    again = _embedded(template_vault, state)  # a restart: everything from the vector file
+    assert again.semantic is not None and again.semantic.embedded_now == 0
+    assert again.semantic_status()["sections"] == sections
+    again.close()
+
+    moved = template_vault / "team" / "support"
+    moved.mkdir()
+    (template_vault / ON_CALL).rename(moved / "on_call.md")
+    after_move = _embedded(template_vault, state)
+    try:
+        assert after_move.semantic is not None and after_move.semantic.embedded_now == 0
+        found = after_move.engine.search(PARAPHRASE, limit=3)
+        assert found.sources[0].path == "team/support/on_call.md"
+    finally:
+        after_move.close()
+
+
+def test_an_edited_note_is_embedded_again_and_only_it(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()
+    note = template_vault / "engineering" / "deploy" / "rollback.md"
+    note.write_text(
+        note.read_text(encoding="utf-8") + "\nA rollback of the kiosk firmware needs a ladder.\n",
+        encoding="utf-8",
+    )
+    bridge = _embedded(template_vault, state)
+    try:
+        assert bridge.semantic is not None
+        assert 0 < bridge.semantic.embedded_now <= 3  # the changed passage(s), not the vault
+    finally:
+        bridge.close()
+
+
+def test_the_cli_without_serve_uses_stored_vectors_and_embeds_no_note(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()
+    bridge = open_test_bridge(template_vault, state)
+    try:
+        bridge.prepare_semantic(embed=False)
+        assert bridge.semantic is not None
+        assert bridge.semantic.embedded_now == 0
+        assert bridge.engine.search(PARAPHRASE, limit=3).sources[0].path == ON_CALL
+    finally:
+        bridge.close()
+
+
+def test_another_model_gets_its_own_vectors_and_the_old_ones_are_not_mixed_in(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()
+    before = sorted(p.name for p in (state / "semantic").glob("*.sqlite"))
+    other = _embedded(template_vault, state, embed_languages=["en", "de"])
+    other.close()
+    # Same weights, other languages: the same vectors (the identity is the weights).
+    assert sorted(p.name for p in (state / "semantic").glob("*.sqlite")) == before
+    [vectors] = (state / "semantic").glob("*.sqlite")
+    with sqlite3.connect(vectors) as db:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    assert meta["model"] == "all-MiniLM-L6-v2"
+    assert len(meta["weights"]) == 64  # the sha256 of the weights the vectors came from
+
+
+@pytest.mark.parametrize("text", ["", "   ", "!!!"])
+def test_a_question_without_words_gets_no_dense_answer_and_no_error(
+    bridge: Bridge, text: str
+) -> None:
+    bridge.prepare_semantic(embed=True)
+    result = bridge.engine.query(text or "?")
+    assert result.sources == []
