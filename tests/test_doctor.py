@@ -10,9 +10,6 @@ import pytest
 
 from bridge.cli import main
 from tests.conftest import snapshot
-from tests.test_setup import built
-
-__all__ = ["built"]  # the fixture, used by name
 
 UNCLOSED = "---\ntitle: Open block\nsummary: the closing line was never typed\n\nThe body.\n"
 

@@ -8,26 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bridge import obsidian_plugin
 from bridge.cli import main
-from tests.conftest import ROOT, snapshot
+from tests.conftest import snapshot
 
 LIVED_IN = Path(__file__).resolve().parent / "fixtures" / "lived-in-vault"
 PLUGIN = ".obsidian/plugins/vault-bridge"
 ENABLED = ".obsidian/community-plugins.json"
-
-
-@pytest.fixture
-def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The plugin as `make plugin` leaves it: the tracked manifest and styles, a main.js."""
-    folder = tmp_path / "built"
-    folder.mkdir()
-    for name in ("manifest.json", "styles.css"):
-        shutil.copyfile(ROOT / "obsidian-plugin" / name, folder / name)
-    (folder / "main.js").write_text('"use strict"; /* the plugin bundle */\n')
-    monkeypatch.setattr(obsidian_plugin, "plugin_source", lambda: folder)
-    monkeypatch.setattr("bridge.cli.setup_command.plugin_source", lambda: folder)
-    return folder
 
 
 @pytest.fixture
@@ -126,6 +112,13 @@ def test_the_plugins_own_settings_change_only_with_connect(
     }
     again = run_setup(capsys, vault, "--connect", "--state-dir", str(state))
     assert again["changed"] == []  # the same token: nothing to write
+    # Without a running bridge the report says which address it wrote and that none answers.
+    assert main(["setup", "--vault", str(vault), "--connect", "--state-dir", str(state)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "points at http://127.0.0.1:27182, the configured address" in text
+    assert "the bridge is not running now" in text
+    assert "Start the bridge" in text
+    assert again["connect"] == {"url": "http://127.0.0.1:27182", "running": False}
 
 
 def test_a_newer_plugin_in_the_vault_is_not_downgraded_without_force(

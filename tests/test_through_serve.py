@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bridge.cli import main
 from tests.conftest import CEILING, TEMPLATE
 from tests.test_one_bridge import COMMAND, stop
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
@@ -220,3 +221,20 @@ def test_decay_reindex_and_overviews_end_alike(twins: Twins) -> None:
     assert remote.code == local.code and remote.doc["counts"] == local.doc["counts"]
     remote, local = twins.both("overviews", "--write", "--folder", "/etc")
     same_refusal(twins, remote, local, "absolute")
+
+
+def test_setup_connect_points_the_plugin_at_the_running_bridge(
+    twins: Twins, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`serve` listens on its own port (not the settings' 27182): the plugin gets that one."""
+    vault, state = twins.served
+    argv = ["setup", "--vault", str(vault), "--state-dir", str(state), "--connect"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    data = json.loads((vault / ".obsidian/plugins/vault-bridge/data.json").read_text())
+    assert data == {"url": twins.url, "token": (state / "token").read_text().strip()}
+    assert out["connect"] == {"url": twins.url, "running": True}
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert f"the bridge running at {twins.url}" in text
+    assert "Start the bridge" not in text  # it runs: the next steps do not ask for it
