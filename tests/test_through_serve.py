@@ -143,6 +143,31 @@ def test_curate_batches_beyond_the_api_limits_are_refused_alike(twins: Twins) ->
     same_refusal(twins, remote, local, "operations must be a JSON list")
 
 
+def test_curate_operations_take_the_files_author_unless_agent_is_given(twins: Twins) -> None:
+    def author_of(path: str) -> set[str]:
+        vaults = (twins.served[0], twins.alone[0])
+        return {
+            line
+            for v in vaults
+            for line in (v / path).read_text().splitlines()
+            if line.startswith("author:")
+        }
+
+    named = {"operations": [add("ops/keys/named.md")], "author": "agent:my-bot"}
+    remote, local = twins.both("curate", "--operations", twins.file("named.json", named))
+    assert (remote.code, local.code) == (0, 0), (remote, local)
+    assert author_of("ops/keys/named.md") == {"author: agent:my-bot"}
+    overridden = {"operations": [add("ops/keys/flag.md")], "author": "agent:my-bot"}
+    ops = twins.file("flag.json", overridden)
+    remote, local = twins.both("curate", "--operations", ops, "--agent", "reviewer")
+    assert (remote.code, local.code) == (0, 0), (remote, local)
+    assert author_of("ops/keys/flag.md") == {"author: agent:reviewer"}
+    for bad, reason in ((42, "author must be a string"), ("two words", "must be one word")):
+        wrong = {"operations": [add("ops/keys/bad.md")], "author": bad}
+        remote, local = twins.both("curate", "--operations", twins.file("bad.json", wrong))
+        same_refusal(twins, remote, local, reason)
+
+
 def test_curate_text_without_an_llm(twins: Twins) -> None:
     remote, local = twins.both("curate", "API keys rotate yearly")
     same_refusal(twins, remote, local, "VAULT_BRIDGE_LLM_MODEL")

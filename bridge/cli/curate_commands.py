@@ -31,7 +31,7 @@ from bridge.cli.app import (
 )
 from bridge.cli.query_commands import opened
 from bridge.cli.running import RemoteBridge, request_body, running, writing_locally
-from bridge.core.operations import batch_items, load_json, parse_operations
+from bridge.core.operations import batch_author, batch_items, load_json, parse_operations
 from bridge.curate.executor import agent_author
 from bridge.curate.reviews import (
     Decision,
@@ -59,8 +59,22 @@ ReviewIdArg = Annotated[
     int, typer.Argument(help="The review id.", min=1, max=MAX_REVIEW_ID, show_default=False)
 ]
 AgentOpt = Annotated[
-    str, typer.Option("--agent", help="Name of the curating agent; notes get author agent:NAME.")
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Name of the curating agent; notes get author agent:NAME. Default: the `author` "
+        "of an --operations file, else cli. Given, it wins over the file's.",
+        show_default=False,
+    ),
 ]
+
+
+def _author(name: str, where: str = "--agent") -> str:
+    """`agent:NAME`, or exit 2 naming where the bad name came from."""
+    try:
+        return agent_author(name)
+    except ValueError as exc:
+        raise fail(f"{where}: {exc}") from exc
 
 
 def _read_content(text: str | None, file: Path | None) -> str:
@@ -129,24 +143,24 @@ def curate(
     prompt: Annotated[
         bool, typer.Option("--prompt", help="Print the curation prompt and schema; write nothing.")
     ] = False,
-    agent: AgentOpt = "cli",
+    agent: AgentOpt = None,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Turn content into entries (with the bridge's LLM), or apply operations directly."""
-    try:
-        author = agent_author(agent)
-    except ValueError as exc:
-        raise fail(str(exc)) from exc
+    author = _author(agent if agent is not None else "cli")
     settings = settings_for(vault, state_dir)
     if operations is not None:
         if text is not None or file is not None or prompt:
             raise fail("--operations applies a ready batch; give no TEXT, --file or --prompt")
         try:
-            items = batch_items(load_json(_read_operations(operations)))
+            data = load_json(_read_operations(operations))
+            items, named = batch_items(data), batch_author(data)
         except ValueError as exc:
             raise fail(f"{operations}: {exc}") from exc
+        if agent is None and named is not None:  # as the API does; an explicit --agent wins
+            author = _author(named, f"{operations}: author")
         # Either form of the file is sent as the API's own shape, checked as the API would.
         body = request_body({"operations": items, "author": author}, str(operations))
         remote = running(settings)
