@@ -171,6 +171,9 @@ def test_curate_operations_take_the_files_author_unless_agent_is_given(twins: Tw
 def test_curate_text_without_an_llm(twins: Twins) -> None:
     remote, local = twins.both("curate", "API keys rotate yearly")
     same_refusal(twins, remote, local, "VAULT_BRIDGE_LLM_MODEL")
+    # The CLI's own words both ways: CLI commands to run, not the API's routes.
+    assert remote.err == local.err, (remote.err, local.err)
+    assert "vault-bridge curate --prompt" in remote.err and "POST /v1" not in remote.err
 
 
 def test_review_decisions_end_alike(twins: Twins) -> None:

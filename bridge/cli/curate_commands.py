@@ -49,7 +49,8 @@ from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
     "VAULT_BRIDGE_LLM_MODEL to a litellm model (e.g. `ollama/llama3.1`, "
-    "`anthropic/claude-sonnet-4-5` with its API key in the usual variable), or let your own "
+    "`anthropic/claude-sonnet-4-5` with its API key in the usual variable) where the bridge "
+    "runs (restart `serve` if it runs), or let your own "
     "model write them: `vault-bridge curate --prompt TEXT` prints the prompt and the JSON "
     "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
 )
@@ -186,7 +187,7 @@ def curate(
         return
     remote = running(settings)
     if remote is not None:  # its LLM settings apply: it does the curating
-        started = remote.call("POST", "/v1/curate", json={"content": content, "author": author})
+        started = _start_remote_curation(remote, content, author)
         task = _wait_for_task(remote, str(started["task_id"]))
         if task.get("state") != "done":
             raise fail(f"curation failed in the running bridge: {task.get('error')}", EXIT_PROBLEMS)
@@ -206,6 +207,21 @@ def curate(
         json_out,
         {"rounds": outcome.rounds, "error": outcome.error},
     )
+
+
+def _start_remote_curation(remote: RemoteBridge, content: str, author: str) -> dict[str, Any]:
+    """Hand the content to the running bridge; its `no_llm` refusal is told as without `serve`.
+
+    Trigger: `serve` has no LLM. Why: its API message names HTTP routes, and a CLI user had
+    been told about `POST /v1/curate/prompt` instead of `curate --prompt`. Outcome: the same
+    message and exit 2 as the CLI gives alone.
+    """
+    response = remote.request("POST", "/v1/curate", json={"content": content, "author": author})
+    if response.status_code >= 400:
+        code, message = remote.error_of(response)
+        raise fail(NO_LLM if code == "no_llm" else f"the running bridge refused: {message}")
+    started: dict[str, Any] = response.json()
+    return started
 
 
 def _wait_for_task(remote: RemoteBridge, task_id: str) -> dict[str, Any]:
