@@ -64,3 +64,26 @@ def test_reindex_rebuilds(
     assert code == 0 and out["notes"] == 18
     code, again = run(capsys, "reindex", *common)
     assert again["notes"] == 18
+
+
+def test_a_scope_that_names_no_folder_is_a_usage_error(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s")]
+    for command in ("query", "search"):
+        assert main([command, "rollback", "--scope", "nosuch", *common]) == 2
+        captured = capsys.readouterr()
+        assert "no notes in a folder `nosuch`" in captured.err and captured.out == ""
+    code, out = run(capsys, "query", "rollback", "--scope", "engineering/", *common, "--json")
+    assert code == 0 and out["sources"]  # a real folder, written with a trailing slash
+
+
+def test_a_query_no_note_matches_says_the_memory_holds_nothing(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a vault too small for the out-of-domain rule, no hit at all still says so."""
+    common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
+    code, out = run(capsys, "query", "quantum chromodynamics lattice", *common)
+    assert code == 0 and out["sources"] == [] and out["answer"] is None
+    message = str(out["message"])
+    assert message.startswith("Nothing in memory about this") and "excerpts" not in message
