@@ -85,7 +85,7 @@ def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any
     try:
         return load_settings(vault=vault, state_dir=state_dir, **extra)
     except SettingsUnusableError as exc:
-        raise fail(f"{exc}; see docs/configuration.md") from exc
+        raise fail(str(exc)) from exc
 
 
 def open_store(settings: Settings) -> VaultStore:
