@@ -235,10 +235,29 @@ def import_(
     if json_out:
         print_json(doc)
         return
-    summary = doc
+    _print_import(file.name, doc)
+
+
+SHOWN_PATHS = 20  # a transcript of hundreds of sessions lists the first ones and counts the rest
+
+
+def _print_import(name: str, doc: dict[str, Any]) -> None:
+    """Counts, then the notes written and kept, one per line (paths a person can copy)."""
+    written, kept = list(doc["written"]), list(doc["kept"])
     console.print(
-        f"Imported {file.name}: {summary['written']} notes written, "
-        f"{summary['unchanged']} unchanged, {summary['kept']} kept."
+        f"Imported {escape(name)}: {_notes(len(written))} written, {doc['unchanged']} unchanged, "
+        f"{len(kept)} kept.",
+        highlight=False,
     )
-    for path in doc["kept"]:
-        console.print(f"  kept {escape(path)} (edited since import; --force overwrites)")
+    lines = [f"  wrote {path}" for path in written]
+    lines += [f"  kept {path} (edited since the import; --force overwrites it)" for path in kept]
+    for line in lines[:SHOWN_PATHS]:
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    if len(lines) > SHOWN_PATHS:
+        console.print(f"  ... and {len(lines) - SHOWN_PATHS} more (--json lists them all)")
+    if doc.get("through"):
+        console.print(f"(written by the bridge serving this vault at {doc['through']})")
+
+
+def _notes(count: int) -> str:
+    return f"{count} note" if count == 1 else f"{count} notes"
