@@ -20,6 +20,7 @@ from rich.table import Table
 from bridge.cli.app import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -106,7 +107,7 @@ def _print_batch(doc: dict[str, Any]) -> None:
     """A batch result (`BatchResult.to_dict()`, local or from the running bridge)."""
     table = Table(show_lines=False)
     for column in ("#", "operation", "status", "message"):
-        table.add_column(column)
+        table.add_column(column, **(PATH_COLUMN if column == "operation" else {}))
     colour = {"applied": "green", "pending_review": "yellow", "failed": "red"}
     for r in doc["results"]:
         status = f"[{colour.get(r['status'], 'white')}]{r['status']}[/]"
@@ -293,7 +294,7 @@ def review_list(
         return
     table = Table()
     for column in ("id", "state", "operation", "author", "why"):
-        table.add_column(column)
+        table.add_column(column, **(PATH_COLUMN if column == "operation" else {}))
     for r in reviews:
         table.add_row(str(r.id), r.state, escape(f"{r.type} {r.path}"), r.author, escape(r.why))
     console.print(table)

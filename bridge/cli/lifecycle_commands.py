@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bridge.cli.app import (
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -75,7 +76,8 @@ def _print_report(doc: dict[str, Any]) -> None:
     if transitions:
         table = Table(title="Status changes written")
         for column in ("note", "from", "to", "importance"):
-            table.add_column(column, justify="right" if column == "importance" else "left")
+            path = PATH_COLUMN if column == "note" else {}
+            table.add_column(column, justify="right" if column == "importance" else "left", **path)
         for t in transitions:
             table.add_row(
                 escape(t["path"]), escape(t["from"] or "-"), t["to"], f"{t['importance']:.1f}"
@@ -84,7 +86,8 @@ def _print_report(doc: dict[str, Any]) -> None:
     if stale:
         table = Table(title="Stale candidates (unimportant and long untouched; archive by hand)")
         for column in ("note", "importance", "recency"):
-            table.add_column(column, justify="left" if column == "note" else "right")
+            path = PATH_COLUMN if column == "note" else {}
+            table.add_column(column, justify="left" if column == "note" else "right", **path)
         for s in stale:
             table.add_row(escape(s["path"]), f"{s['importance']:.1f}", f"{s['recency']:.3f}")
         console.print(table)

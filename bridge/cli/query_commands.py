@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bridge.cli.app import (
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -30,6 +31,7 @@ from bridge.importer.service import load_transcript_file
 from bridge.importer.transcript import TranscriptError
 from bridge.index.search_index import IndexBusyError
 from bridge.llm.client import LLMError
+from bridge.query.engine import NO_TERMS
 from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
@@ -80,8 +82,16 @@ def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
         bridge.close()
 
 
+def _badge(result: QueryResult, answer: bool) -> str:
+    """Tier (a query's only: search has none, nor has a query without words), time, words."""
+    parts = [f"{result.latency_ms:.1f} ms", f"{result.words} words"]
+    if answer and result.message != NO_TERMS:
+        parts.insert(0, f"tier {result.tier}")
+    return " · ".join(parts)
+
+
 def _print_result(result: QueryResult, answer: bool) -> None:
-    badge = f"tier {result.tier} · {result.latency_ms:.1f} ms · {result.words} words"
+    badge = _badge(result, answer)
     if result.ood:
         console.print(f"[bold]Nothing in memory about this.[/]  [dim]{badge}[/]")
         return
@@ -95,7 +105,7 @@ def _print_result(result: QueryResult, answer: bool) -> None:
         return
     table = Table(title=badge, title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
-    table.add_column("source")
+    table.add_column("source", **PATH_COLUMN)
     table.add_column("status")
     table.add_column("score", justify="right")
     table.add_column("excerpt")
