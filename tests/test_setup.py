@@ -60,6 +60,17 @@ def test_setup_changes_only_the_plugin_folder_and_the_enabled_list(
     assert out["problems"] == {"malformed_frontmatter": 1, "unresolved_link": 2}
 
 
+def test_a_dry_run_on_an_up_to_date_vault_says_nothing_would_change(
+    vault: Path, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["setup", "--vault", str(vault), "--dry-run"]) == 0
+    assert "Would change" in capsys.readouterr().out
+    run_setup(capsys, vault)
+    assert main(["setup", "--vault", str(vault), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "Nothing to change in" in printed and "Would change" not in printed
+
+
 def test_running_setup_twice_writes_nothing_the_second_time(
     vault: Path, built: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -198,7 +198,8 @@ def setup(
     if json_out:
         print_json(_report_json(plan, report, dry_run, target))
         return
-    title = "Would change" if dry_run else "Set-up of"
+    planned_title = "Would change" if plan.writes else "Nothing to change in"
+    title = planned_title if dry_run else "Set-up of"
     console.print(f"{title} [bold]{escape(str(root))}[/]:")
     for planned in plan.files:
         mark = _MARK[planned.change]
