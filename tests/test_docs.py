@@ -19,8 +19,9 @@ from tests.test_one_bridge import serving
 __all__ = ["serving"]  # the fixture: a live `serve` on a temp vault
 
 
-def command_names() -> list[str]:
-    names: list[str] = []
+def commands() -> dict[str, object]:
+    """Every command (`review approve`...) by its full name, as click holds it."""
+    found: dict[str, object] = {}
 
     def walk(command: object, prefix: str) -> None:
         children = getattr(command, "commands", None)
@@ -28,10 +29,14 @@ def command_names() -> list[str]:
             for name, child in children.items():
                 walk(child, f"{prefix} {name}".strip())
         else:
-            names.append(prefix)
+            found[prefix] = command
 
     walk(typer.main.get_command(app), "")
-    return names
+    return found
+
+
+def command_names() -> list[str]:
+    return list(commands())
 
 
 def test_every_setting_is_documented() -> None:
@@ -53,19 +58,12 @@ def test_every_cli_command_is_documented() -> None:
 
 
 def _commands_without(option: str) -> list[str]:
-    """The commands that do not take `option`, in the order `command_names` walks them."""
-    without: list[str] = []
-
-    def walk(command: object, prefix: str) -> None:
-        children = getattr(command, "commands", None)
-        if isinstance(children, dict):
-            for name, child in children.items():
-                walk(child, f"{prefix} {name}".strip())
-        elif not any(option in getattr(p, "opts", []) for p in getattr(command, "params", [])):
-            without.append(prefix)
-
-    walk(typer.main.get_command(app), "")
-    return without
+    """The commands that do not take `option`, in the order `commands` walks them."""
+    return [
+        name
+        for name, command in commands().items()
+        if not any(option in getattr(p, "opts", []) for p in getattr(command, "params", []))
+    ]
 
 
 def test_docs_cli_names_the_commands_without_the_shared_options() -> None:

@@ -105,13 +105,19 @@ def test_import_is_idempotent_and_keeps_human_edits(tmp_path: Path) -> None:
     assert "My own note" not in edited.read_text()
 
 
-def test_import_cli_makes_sessions_searchable(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def chat_and_vault(tmp_path: Path) -> tuple[Path, Path]:
+    """CHAT as a file, and an empty vault to import it into."""
     source = tmp_path / "chat.json"
     source.write_text(json.dumps(CHAT))
     vault = tmp_path / "vault"
     vault.mkdir()
+    return source, vault
+
+
+def test_import_cli_makes_sessions_searchable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, vault = chat_and_vault(tmp_path)
     state = tmp_path / "state"
     assert (
         main(["import", str(source), "--vault", str(vault), "--state-dir", str(state), "--json"])
@@ -134,10 +140,7 @@ def test_import_cli_makes_sessions_searchable(
 def test_import_cli_prints_counts_and_the_notes_one_per_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "chat.json"
-    source.write_text(json.dumps(CHAT))
-    vault = tmp_path / "vault"
-    vault.mkdir()
+    source, vault = chat_and_vault(tmp_path)
     args = [str(source), "--vault", str(vault), "--state-dir", str(tmp_path / "state")]
     assert main(["import", *args]) == 0
     assert capsys.readouterr().out.splitlines() == [
