@@ -74,6 +74,8 @@ def install_plugin(vault: Path, source: Path | None = None) -> PluginInstall:
             f"installed, but {enabled.rel} {enabled.why}: "
             f"add {PLUGIN_ID!r} to it or enable the plugin in Obsidian's settings",
         )
+    if not plan.writes:  # `init --force` on a vault that has it: say so, not "installed"
+        return PluginInstall(True, target, "already installed and enabled (unchanged)")
     return PluginInstall(True, target, "installed and enabled")
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from datetime import time
@@ -31,10 +30,10 @@ from bridge.core.lifecycle import LifecycleParams
 from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
 from bridge.core.review_policy import DEFAULT_RULES, ReviewPolicy, ReviewRule
 from bridge.lifecycle.scheduler import parse_decay_time
+from bridge.settings_problems import ENV_PREFIX, env_problem, validation_problem
 from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules
 
 APP_NAME = "vault-bridge"
-ENV_PREFIX = "VAULT_BRIDGE_"
 # The product's variables that are not settings: the config file's path, and the name a service
 # carries in its own environment (`SERVICE_ENV` in bridge/install/service.py).
 OTHER_VARIABLES = frozenset({"VAULT_BRIDGE_CONFIG", "VAULT_BRIDGE_SERVICE"})
@@ -343,7 +342,7 @@ def _config_keys(path: Path) -> dict[str, Any]:
     for key in data:
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f"; did you mean `{close[0]}`?" if close else " (docs/configuration.md)"
+            hint = f"; did you mean `{close[0]}`?" if close else " (no setting has a similar name)"
             raise SettingsUnusableError(f"{path}: unknown setting `{key}`{hint}")
     return data
 
@@ -370,7 +369,7 @@ def unknown_variables(environ: Mapping[str, str]) -> list[str]:
         hint = (
             f"; did you mean {ENV_PREFIX}{close[0].upper()}?"
             if close
-            else " (docs/configuration.md lists the settings)"
+            else " (no setting has a similar name)"
         )
         warnings.append(f"{variable} is not a setting and is ignored{hint}")
     return warnings
@@ -405,35 +404,8 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         settings = Settings(**given)
     except SettingsError as exc:
-        raise SettingsUnusableError(_env_problem(str(exc))) from exc
+        raise SettingsUnusableError(env_problem(str(exc))) from exc
     except ValidationError as exc:
-        raise SettingsUnusableError(_validation_problem(exc, path)) from exc
+        raise SettingsUnusableError(validation_problem(exc, given, config, path)) from exc
     settings._vault_rule = rule
     return settings
-
-
-def _env_problem(message: str) -> str:
-    """pydantic-settings' parse error as a line naming the variable and the form expected."""
-    match = re.search(r'field "(\w+)"', message)
-    if match is None:
-        return f"invalid settings: {message}"
-    name = match.group(1)
-    return (
-        f"VAULT_BRIDGE_{name.upper()}: lists and mappings are JSON in environment variables, "
-        f'for example VAULT_BRIDGE_{name.upper()}=\'["templates/**", "Archive/**"]\''
-        if name in ("exclude", "review_rules")
-        else f"VAULT_BRIDGE_{name.upper()}: not a valid JSON value ({message})"
-    )
-
-
-def _validation_problem(exc: ValidationError, path: Path) -> str:
-    parts = []
-    for error in exc.errors():
-        name = ".".join(str(x) for x in error["loc"]) or "settings"
-        source = (
-            f"VAULT_BRIDGE_{name.upper()}"
-            if os.environ.get(f"VAULT_BRIDGE_{name.upper()}")
-            else name
-        )
-        parts.append(f"{source}: {error['msg']}")
-    return "invalid setting: " + "; ".join(parts) + f" (flags, environment, or {path})"

@@ -10,6 +10,7 @@ import freezegun
 import hypothesis
 import pytest
 
+from bridge import obsidian_plugin
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDB
@@ -135,3 +136,16 @@ def write_entries(root: Path, count: int) -> list[str]:
         (root / path).write_text(render_entry(entry))
         paths.append(path)
     return paths
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The plugin as `make plugin` leaves it: the tracked manifest and styles, a main.js."""
+    folder = tmp_path / "built"
+    folder.mkdir()
+    for name in ("manifest.json", "styles.css"):
+        shutil.copyfile(ROOT / "obsidian-plugin" / name, folder / name)
+    (folder / "main.js").write_text('"use strict"; /* the plugin bundle */\n')
+    monkeypatch.setattr(obsidian_plugin, "plugin_source", lambda: folder)
+    monkeypatch.setattr("bridge.cli.setup_command.plugin_source", lambda: folder)
+    return folder

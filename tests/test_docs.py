@@ -19,8 +19,9 @@ from tests.test_one_bridge import serving
 __all__ = ["serving"]  # the fixture: a live `serve` on a temp vault
 
 
-def command_names() -> list[str]:
-    names: list[str] = []
+def commands() -> dict[str, object]:
+    """Every command (`review approve`...) by its full name, as click holds it."""
+    found: dict[str, object] = {}
 
     def walk(command: object, prefix: str) -> None:
         children = getattr(command, "commands", None)
@@ -28,10 +29,14 @@ def command_names() -> list[str]:
             for name, child in children.items():
                 walk(child, f"{prefix} {name}".strip())
         else:
-            names.append(prefix)
+            found[prefix] = command
 
     walk(typer.main.get_command(app), "")
-    return names
+    return found
+
+
+def command_names() -> list[str]:
+    return list(commands())
 
 
 def test_every_setting_is_documented() -> None:
@@ -50,6 +55,27 @@ def test_every_cli_command_is_documented() -> None:
     assert {"init", "status", "doctor", "serve"} <= set(names)
     missing = [n for n in names if f"`vault-bridge {n}" not in text]
     assert missing == [], f"commands without a line in docs/cli.md: {missing}"
+
+
+def _commands_without(option: str) -> list[str]:
+    """The commands that do not take `option`, in the order `commands` walks them."""
+    return [
+        name
+        for name, command in commands().items()
+        if not any(option in getattr(p, "opts", []) for p in getattr(command, "params", []))
+    ]
+
+
+def test_docs_cli_names_the_commands_without_the_shared_options() -> None:
+    """ "Every command takes --json" was untrue for `serve` and `mcp`, and --vault for `init`."""
+    text = " ".join((ROOT / "docs/cli.md").read_text().split())
+
+    def but(option: str) -> str:
+        return "Every command but " + " and ".join(f"`{n}`" for n in _commands_without(option))
+
+    assert _commands_without("--vault") == _commands_without("--state-dir")
+    assert f"{but('--vault')} (which names its new folder `DIR`) takes `--vault PATH`" in text
+    assert f"{but('--json')} (which run until stopped) takes `--json`" in text
 
 
 def test_readme_starts_with_the_two_commands() -> None:
@@ -79,24 +105,50 @@ def test_readme_says_when_a_question_is_out_of_domain() -> None:
     assert promise in text
 
 
-def test_the_curl_example_of_docs_api_runs_as_written(serving: tuple[Path, Path]) -> None:
-    """The snippet needs only the vault it names: token and address come from its state."""
-    vault, state = serving
-    text = (ROOT / "docs/api.md").read_text()
-    snippet = text.split("### curl", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
-    assert snippet.startswith("VAULT=~/Notes\n")
-    script = snippet.replace("VAULT=~/Notes", f"VAULT={shlex.quote(str(vault))}", 1)
+def _snippet(doc: str, heading: str) -> str:
+    text = (ROOT / doc).read_text()
+    return text.split(heading, 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def _run_as_copied(script: str, state: Path) -> subprocess.CompletedProcess[str]:
+    """bash in the checkout's folder, as the README runs commands, with no venv on PATH."""
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != venv_bin)
     env = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        **{k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+        "PATH": path,
         "VAULT_BRIDGE_STATE_DIR": str(state),  # this test's state; yours is found by the vault
     }
-    done = subprocess.run(
+    return subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
         capture_output=True,
         text=True,
         timeout=CEILING,
         env=env,
+        cwd=ROOT,
     )
+
+
+def test_the_curl_example_of_docs_api_runs_as_written(serving: tuple[Path, Path]) -> None:
+    """The snippet needs only the vault it names: token and address come from its state."""
+    vault, state = serving
+    snippet = _snippet("docs/api.md", "### curl")
+    assert snippet.startswith("VAULT=~/Notes\nVB=.venv/bin/vault-bridge ")
+    script = snippet.replace("VAULT=~/Notes", f"VAULT={shlex.quote(str(vault))}", 1)
+    done = _run_as_copied(script, state)
     assert done.returncode == 0, done.stderr
     assert "24 h" in done.stdout or "24 hours" in done.stdout, done.stdout
+
+
+def test_the_plain_http_example_of_docs_agents_runs_as_written(
+    serving: tuple[Path, Path], tmp_path: Path
+) -> None:
+    vault, state = serving
+    snippet = _snippet("docs/agents.md", "## Plain HTTP")
+    ops = tmp_path / "ops.json"
+    ops.write_text('{"operations": [], "author": "agent:my-bot"}')
+    script = snippet.replace("~/Notes", shlex.quote(str(vault))).replace("@ops.json", f"@{ops}")
+    done = _run_as_copied(script, state)
+    assert done.returncode == 0, done.stderr
+    assert "24 h" in done.stdout or "24 hours" in done.stdout, done.stdout
+    assert '"total": 0' in done.stdout, done.stdout

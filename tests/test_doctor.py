@@ -10,9 +10,6 @@ import pytest
 
 from bridge.cli import main
 from tests.conftest import snapshot
-from tests.test_setup import built
-
-__all__ = ["built"]  # the fixture, used by name
 
 UNCLOSED = "---\ntitle: Open block\nsummary: the closing line was never typed\n\nThe body.\n"
 
@@ -124,3 +121,22 @@ def test_a_note_that_starts_with_a_horizontal_rule_is_not_an_unclosed_block(
     (vault / "empty_block.md").write_text("---\n---\n\nA note under an empty block.\n")
     _, doctor = run_json(capsys, "doctor", "--vault", str(vault))
     assert "ruled.md" not in notes_of(doctor) and "empty_block.md" not in notes_of(doctor)
+
+
+def test_doctor_names_the_line_to_fix_and_counts_in_good_english(
+    template_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = "---\ntitle: Broken\ntags: [auth, tokens\nstatus: draft\n---\n# Broken\n\n[[gone]]\n"
+    (template_vault / "journal" / "broken.md").write_text(broken)
+    code, text = run(capsys, "doctor", "--vault", str(template_vault))
+    text = " ".join(text.split())
+    assert code == 1
+    assert "2 problems in 1 note" in text and "1 notes" not in text
+    # Line 3 holds the `[` that is never closed; YAML noticed only at the closing `---` (5).
+    _, doctor = run_json(capsys, "doctor", "--vault", str(template_vault))
+    entry = notes_of(doctor)["journal/broken.md"]
+    (problem,) = entry["problems"]  # type: ignore[misc]
+    assert problem["message"].startswith(
+        "journal/broken.md: malformed YAML frontmatter at line 3: a `[` list that is never closed"
+    )
+    assert entry["unresolved_links"] == [{"link": "[[gone]]", "line": 8}]  # 1-based, as shown

@@ -108,3 +108,21 @@ def test_make_run_reinstalls_into_an_existing_vault(
     assert "installed and enabled" in capsys.readouterr().out
     assert (vault / ".obsidian/plugins/vault-bridge/manifest.json").is_file()
     assert obsidian_plugin.main([]) == 2
+
+
+def test_init_force_on_a_vault_that_has_everything_says_nothing_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = fake_build(tmp_path / "build")
+    monkeypatch.setattr(obsidian_plugin, "plugin_source", lambda: build)
+    vault = tmp_path / "vault"
+    assert main(["init", str(vault)]) == 0
+    assert "Created a vault at" in capsys.readouterr().out
+    assert main(["init", str(vault), "--force"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Created a vault" not in printed and "(0 files)" not in printed
+    assert "Nothing to add to" in printed and "it already holds every template file" in printed
+    assert "Obsidian plugin: already installed and enabled (unchanged)" in printed
+    (vault / "Welcome.md").unlink()
+    assert main(["init", str(vault), "--force"]) == 0
+    assert "Added 1 template files to" in " ".join(capsys.readouterr().out.split())

@@ -111,7 +111,26 @@ def test_lifecycle_explains_in_words(
     assert "50.0 of 100" in text
     assert "last updated 18 days ago" in text  # updated 2026-11-12T16:03Z, 18.5 days
     assert "draft (status: draft)" in text
-    assert "no change expected: draft is the lowest maturity" in text
+    assert "next stays draft: decay never goes below draft; uses and updates promote it" in text
+    assert "if nothing else happens" not in text  # only after a change that is coming
+
+
+def test_lifecycle_of_a_note_with_unreadable_frontmatter_says_so(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = template_vault / "team" / "broken.md"
+    broken.write_text("---\ntitle: Broken\ntags: [a, b\nstatus: core\n---\n# Broken\n")
+    argv = ["lifecycle", "team/broken.md", "--vault", str(template_vault), "--state-dir"]
+    assert main([*argv, str(tmp_path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "not a lifecycle word" not in text and "`none`" not in text
+    assert "the frontmatter cannot be read (malformed YAML frontmatter at line 3:" in text
+    assert main([*argv, str(tmp_path), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["frontmatter_problem"].startswith("team/broken.md: malformed YAML")
+    assert document["forecast"]["text"] == (
+        "no change: the bridge writes no status into frontmatter it cannot read"
+    )
 
 
 def test_lifecycle_of_a_missing_note_exits_2(

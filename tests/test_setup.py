@@ -8,26 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bridge import obsidian_plugin
 from bridge.cli import main
-from tests.conftest import ROOT, snapshot
+from tests.conftest import snapshot
 
 LIVED_IN = Path(__file__).resolve().parent / "fixtures" / "lived-in-vault"
 PLUGIN = ".obsidian/plugins/vault-bridge"
 ENABLED = ".obsidian/community-plugins.json"
-
-
-@pytest.fixture
-def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The plugin as `make plugin` leaves it: the tracked manifest and styles, a main.js."""
-    folder = tmp_path / "built"
-    folder.mkdir()
-    for name in ("manifest.json", "styles.css"):
-        shutil.copyfile(ROOT / "obsidian-plugin" / name, folder / name)
-    (folder / "main.js").write_text('"use strict"; /* the plugin bundle */\n')
-    monkeypatch.setattr(obsidian_plugin, "plugin_source", lambda: folder)
-    monkeypatch.setattr("bridge.cli.setup_command.plugin_source", lambda: folder)
-    return folder
 
 
 @pytest.fixture
@@ -72,6 +58,17 @@ def test_setup_changes_only_the_plugin_folder_and_the_enabled_list(
     notes = out["notes"]
     assert isinstance(notes, dict) and notes["notes"] == 8
     assert out["problems"] == {"malformed_frontmatter": 1, "unresolved_link": 2}
+
+
+def test_a_dry_run_on_an_up_to_date_vault_says_nothing_would_change(
+    vault: Path, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["setup", "--vault", str(vault), "--dry-run"]) == 0
+    assert "Would change" in capsys.readouterr().out
+    run_setup(capsys, vault)
+    assert main(["setup", "--vault", str(vault), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "Nothing to change in" in printed and "Would change" not in printed
 
 
 def test_running_setup_twice_writes_nothing_the_second_time(
@@ -126,6 +123,13 @@ def test_the_plugins_own_settings_change_only_with_connect(
     }
     again = run_setup(capsys, vault, "--connect", "--state-dir", str(state))
     assert again["changed"] == []  # the same token: nothing to write
+    # Without a running bridge the report says which address it wrote and that none answers.
+    assert main(["setup", "--vault", str(vault), "--connect", "--state-dir", str(state)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "points at http://127.0.0.1:27182, the configured address" in text
+    assert "the bridge is not running now" in text
+    assert "Start the bridge" in text
+    assert again["connect"] == {"url": "http://127.0.0.1:27182", "running": False}
 
 
 def test_a_newer_plugin_in_the_vault_is_not_downgraded_without_force(

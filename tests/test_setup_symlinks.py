@@ -14,9 +14,7 @@ from bridge import obsidian_plugin
 from bridge.cli import main
 from bridge.obsidian_plugin import PLUGIN_FILES
 from tests.conftest import snapshot
-from tests.test_setup import ENABLED, LIVED_IN, PLUGIN, built, run_setup
-
-__all__ = ["built"]  # the fixture, used by name
+from tests.test_setup import ENABLED, LIVED_IN, PLUGIN, run_setup
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bridge.cli import main
 from tests.conftest import CEILING, TEMPLATE
 from tests.test_one_bridge import COMMAND, stop
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
@@ -142,9 +143,37 @@ def test_curate_batches_beyond_the_api_limits_are_refused_alike(twins: Twins) ->
     same_refusal(twins, remote, local, "operations must be a JSON list")
 
 
+def test_curate_operations_take_the_files_author_unless_agent_is_given(twins: Twins) -> None:
+    def author_of(path: str) -> set[str]:
+        vaults = (twins.served[0], twins.alone[0])
+        return {
+            line
+            for v in vaults
+            for line in (v / path).read_text().splitlines()
+            if line.startswith("author:")
+        }
+
+    named = {"operations": [add("ops/keys/named.md")], "author": "agent:my-bot"}
+    remote, local = twins.both("curate", "--operations", twins.file("named.json", named))
+    assert (remote.code, local.code) == (0, 0), (remote, local)
+    assert author_of("ops/keys/named.md") == {"author: agent:my-bot"}
+    overridden = {"operations": [add("ops/keys/flag.md")], "author": "agent:my-bot"}
+    ops = twins.file("flag.json", overridden)
+    remote, local = twins.both("curate", "--operations", ops, "--agent", "reviewer")
+    assert (remote.code, local.code) == (0, 0), (remote, local)
+    assert author_of("ops/keys/flag.md") == {"author: agent:reviewer"}
+    for bad, reason in ((42, "author must be a string"), ("two words", "must be one word")):
+        wrong = {"operations": [add("ops/keys/bad.md")], "author": bad}
+        remote, local = twins.both("curate", "--operations", twins.file("bad.json", wrong))
+        same_refusal(twins, remote, local, reason)
+
+
 def test_curate_text_without_an_llm(twins: Twins) -> None:
     remote, local = twins.both("curate", "API keys rotate yearly")
     same_refusal(twins, remote, local, "VAULT_BRIDGE_LLM_MODEL")
+    # The CLI's own words both ways: CLI commands to run, not the API's routes.
+    assert remote.err == local.err, (remote.err, local.err)
+    assert "vault-bridge curate --prompt" in remote.err and "POST /v1" not in remote.err
 
 
 def test_review_decisions_end_alike(twins: Twins) -> None:
@@ -220,3 +249,20 @@ def test_decay_reindex_and_overviews_end_alike(twins: Twins) -> None:
     assert remote.code == local.code and remote.doc["counts"] == local.doc["counts"]
     remote, local = twins.both("overviews", "--write", "--folder", "/etc")
     same_refusal(twins, remote, local, "absolute")
+
+
+def test_setup_connect_points_the_plugin_at_the_running_bridge(
+    twins: Twins, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`serve` listens on its own port (not the settings' 27182): the plugin gets that one."""
+    vault, state = twins.served
+    argv = ["setup", "--vault", str(vault), "--state-dir", str(state), "--connect"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    data = json.loads((vault / ".obsidian/plugins/vault-bridge/data.json").read_text())
+    assert data == {"url": twins.url, "token": (state / "token").read_text().strip()}
+    assert out["connect"] == {"url": twins.url, "running": True}
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert f"the bridge running at {twins.url}" in text
+    assert "Start the bridge" not in text  # it runs: the next steps do not ask for it

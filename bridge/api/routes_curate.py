@@ -16,7 +16,7 @@ from bridge.api.models import error_responses
 from bridge.api.tasks import TaskRunner
 from bridge.core.operations import MAX_BATCH, parse_operations
 from bridge.core.paths import UnsafePathError
-from bridge.curate.executor import agent_author
+from bridge.curate.executor import MAX_AUTHOR, agent_author
 from bridge.curate.results import BatchResult
 from bridge.curate.reviews import ReviewError
 from bridge.llm.context import build_context
@@ -34,7 +34,9 @@ NO_LLM = (
 
 
 class _Authored(BaseModel):
-    author: str = Field("agent:api", min_length=1, max_length=100, description="agent:<name>")
+    author: str = Field(
+        "agent:api", min_length=1, max_length=MAX_AUTHOR, description="agent:<name>"
+    )
 
     @field_validator("author")
     @classmethod

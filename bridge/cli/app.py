@@ -70,8 +70,21 @@ StateDirOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
-console = Console()
-err_console = Console(stderr=True)
+# Off a terminal (a pipe, a log, cron) rich assumed 80 columns and cut paths in tables with
+# "…", so they could not be copied. There it lays out for a wide page instead, unless COLUMNS
+# says otherwise; path columns never wrap (`PATH_COLUMN`).
+PIPE_WIDTH = 200
+PATH_COLUMN: dict[str, Any] = {"no_wrap": True, "overflow": "fold"}
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    wide = not stream.isatty() and not os.environ.get("COLUMNS", "").isdigit()
+    return Console(stderr=stderr, width=PIPE_WIDTH if wide else None)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -85,7 +98,7 @@ def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any
     try:
         return load_settings(vault=vault, state_dir=state_dir, **extra)
     except SettingsUnusableError as exc:
-        raise fail(f"{exc}; see docs/configuration.md") from exc
+        raise fail(str(exc)) from exc
 
 
 def open_store(settings: Settings) -> VaultStore:

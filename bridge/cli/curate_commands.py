@@ -20,6 +20,7 @@ from rich.table import Table
 from bridge.cli.app import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -31,7 +32,7 @@ from bridge.cli.app import (
 )
 from bridge.cli.query_commands import opened
 from bridge.cli.running import RemoteBridge, request_body, running, writing_locally
-from bridge.core.operations import batch_items, load_json, parse_operations
+from bridge.core.operations import batch_author, batch_items, load_json, parse_operations
 from bridge.curate.executor import agent_author
 from bridge.curate.reviews import (
     Decision,
@@ -49,7 +50,8 @@ from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
     "VAULT_BRIDGE_LLM_MODEL to a litellm model (e.g. `ollama/llama3.1`, "
-    "`anthropic/claude-sonnet-4-5` with its API key in the usual variable), or let your own "
+    "`anthropic/claude-sonnet-4-5` with its API key in the usual variable) where the bridge "
+    "runs (restart `serve` if it runs), or let your own "
     "model write them: `vault-bridge curate --prompt TEXT` prints the prompt and the JSON "
     "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
 )
@@ -59,8 +61,22 @@ ReviewIdArg = Annotated[
     int, typer.Argument(help="The review id.", min=1, max=MAX_REVIEW_ID, show_default=False)
 ]
 AgentOpt = Annotated[
-    str, typer.Option("--agent", help="Name of the curating agent; notes get author agent:NAME.")
+    str | None,
+    typer.Option(
+        "--agent",
+        help="Name of the curating agent; notes get author agent:NAME. Default: the `author` "
+        "of an --operations file, else cli. Given, it wins over the file's.",
+        show_default=False,
+    ),
 ]
+
+
+def _author(name: str, where: str = "--agent") -> str:
+    """`agent:NAME`, or exit 2 naming where the bad name came from."""
+    try:
+        return agent_author(name)
+    except ValueError as exc:
+        raise fail(f"{where}: {exc}") from exc
 
 
 def _read_content(text: str | None, file: Path | None) -> str:
@@ -91,7 +107,7 @@ def _print_batch(doc: dict[str, Any]) -> None:
     """A batch result (`BatchResult.to_dict()`, local or from the running bridge)."""
     table = Table(show_lines=False)
     for column in ("#", "operation", "status", "message"):
-        table.add_column(column)
+        table.add_column(column, **(PATH_COLUMN if column == "operation" else {}))
     colour = {"applied": "green", "pending_review": "yellow", "failed": "red"}
     for r in doc["results"]:
         status = f"[{colour.get(r['status'], 'white')}]{r['status']}[/]"
@@ -129,24 +145,24 @@ def curate(
     prompt: Annotated[
         bool, typer.Option("--prompt", help="Print the curation prompt and schema; write nothing.")
     ] = False,
-    agent: AgentOpt = "cli",
+    agent: AgentOpt = None,
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Turn content into entries (with the bridge's LLM), or apply operations directly."""
-    try:
-        author = agent_author(agent)
-    except ValueError as exc:
-        raise fail(str(exc)) from exc
+    author = _author(agent if agent is not None else "cli")
     settings = settings_for(vault, state_dir)
     if operations is not None:
         if text is not None or file is not None or prompt:
             raise fail("--operations applies a ready batch; give no TEXT, --file or --prompt")
         try:
-            items = batch_items(load_json(_read_operations(operations)))
+            data = load_json(_read_operations(operations))
+            items, named = batch_items(data), batch_author(data)
         except ValueError as exc:
             raise fail(f"{operations}: {exc}") from exc
+        if agent is None and named is not None:  # as the API does; an explicit --agent wins
+            author = _author(named, f"{operations}: author")
         # Either form of the file is sent as the API's own shape, checked as the API would.
         body = request_body({"operations": items, "author": author}, str(operations))
         remote = running(settings)
@@ -172,7 +188,7 @@ def curate(
         return
     remote = running(settings)
     if remote is not None:  # its LLM settings apply: it does the curating
-        started = remote.call("POST", "/v1/curate", json={"content": content, "author": author})
+        started = _start_remote_curation(remote, content, author)
         task = _wait_for_task(remote, str(started["task_id"]))
         if task.get("state") != "done":
             raise fail(f"curation failed in the running bridge: {task.get('error')}", EXIT_PROBLEMS)
@@ -192,6 +208,21 @@ def curate(
         json_out,
         {"rounds": outcome.rounds, "error": outcome.error},
     )
+
+
+def _start_remote_curation(remote: RemoteBridge, content: str, author: str) -> dict[str, Any]:
+    """Hand the content to the running bridge; its `no_llm` refusal is told as without `serve`.
+
+    Trigger: `serve` has no LLM. Why: its API message names HTTP routes, and a CLI user had
+    been told about `POST /v1/curate/prompt` instead of `curate --prompt`. Outcome: the same
+    message and exit 2 as the CLI gives alone.
+    """
+    response = remote.request("POST", "/v1/curate", json={"content": content, "author": author})
+    if response.status_code >= 400:
+        code, message = remote.error_of(response)
+        raise fail(NO_LLM if code == "no_llm" else f"the running bridge refused: {message}")
+    started: dict[str, Any] = response.json()
+    return started
 
 
 def _wait_for_task(remote: RemoteBridge, task_id: str) -> dict[str, Any]:
@@ -263,7 +294,7 @@ def review_list(
         return
     table = Table()
     for column in ("id", "state", "operation", "author", "why"):
-        table.add_column(column)
+        table.add_column(column, **(PATH_COLUMN if column == "operation" else {}))
     for r in reviews:
         table.add_row(str(r.id), r.state, escape(f"{r.type} {r.path}"), r.author, escape(r.why))
     console.print(table)

@@ -74,7 +74,7 @@ def _warn_unseen_environment(who: str) -> list[str]:
     if others:
         _warn(
             f"{', '.join(others)} set here will not reach {who}; put those settings in "
-            "config.toml (docs/configuration.md) so it sees them"
+            f'{default_config_file()} (lower-case names: `llm_model = "..."`) so it sees them'
         )
     return unseen
 

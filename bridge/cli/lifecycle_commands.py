@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bridge.cli.app import (
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -75,7 +76,8 @@ def _print_report(doc: dict[str, Any]) -> None:
     if transitions:
         table = Table(title="Status changes written")
         for column in ("note", "from", "to", "importance"):
-            table.add_column(column, justify="right" if column == "importance" else "left")
+            path = PATH_COLUMN if column == "note" else {}
+            table.add_column(column, justify="right" if column == "importance" else "left", **path)
         for t in transitions:
             table.add_row(
                 escape(t["path"]), escape(t["from"] or "-"), t["to"], f"{t['importance']:.1f}"
@@ -84,7 +86,8 @@ def _print_report(doc: dict[str, Any]) -> None:
     if stale:
         table = Table(title="Stale candidates (unimportant and long untouched; archive by hand)")
         for column in ("note", "importance", "recency"):
-            table.add_column(column, justify="left" if column == "note" else "right")
+            path = PATH_COLUMN if column == "note" else {}
+            table.add_column(column, justify="left" if column == "note" else "right", **path)
         for s in stale:
             table.add_row(escape(s["path"]), f"{s['importance']:.1f}", f"{s['recency']:.3f}")
         console.print(table)
@@ -117,7 +120,9 @@ def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonO
 # -- lifecycle PATH -----------------------------------------------------------------------------
 
 
-def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: datetime) -> Table:
+def _explain(
+    view: LifecycleView, settings: Settings, document: dict[str, Any], now: datetime
+) -> Table:
     params = settings.lifecycle_params
     mapping = settings.status_mapping
     half_life = math.log(0.5) / math.log(params.daily_decay) if params.daily_decay < 1 else None
@@ -128,7 +133,14 @@ def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: d
     )
     status_word = view.status if view.status is not None else "none"
     maturity = f"{view.maturity.value} (status: {status_word})"
-    if not view.managed:
+    problem = document.get("frontmatter_problem")
+    if problem:
+        maturity = (
+            f"draft for ranking: the frontmatter cannot be read "
+            f"({str(problem).removeprefix(f'{view.path}: ')}), so the bridge sees no status "
+            "and writes none; fix it (`vault-bridge doctor` lists every such note)"
+        )
+    elif not view.managed:
         maturity = (
             f"draft for ranking: status `{status_word}` is not a lifecycle word, "
             "so the bridge never rewrites it"
@@ -157,7 +169,7 @@ def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: d
         ("maturity", maturity),
         ("used", used),
         ("updates", updates),
-        ("next", f"{forecast_text} if nothing else happens"),
+        ("next", _next(document["forecast"])),
         (
             "stale",
             ("yes: " if view.stale else "no: ")
@@ -170,6 +182,12 @@ def _explain(view: LifecycleView, settings: Settings, forecast_text: str, now: d
     for key, value in rows:
         table.add_row(key, escape(value))
     return table
+
+
+def _next(forecast: dict[str, Any]) -> str:
+    """The forecast as a sentence: a coming change holds only if nothing else happens first."""
+    text = str(forecast["text"])
+    return f"{text}, if nothing else happens" if forecast["to"] is not None else text
 
 
 @app.command()
@@ -197,4 +215,4 @@ def lifecycle(
     if json_out:
         print_json(document)
     else:
-        console.print(_explain(view, settings, document["forecast"]["text"], now))
+        console.print(_explain(view, settings, document, now))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 
 from bridge.cli.app import StateDirOpt, VaultOpt, app, fail, settings_for
 from bridge.index.search_index import IndexBusyError
@@ -24,6 +25,9 @@ def mcp(vault: VaultOpt = None, state_dir: StateDirOpt = None) -> None:
     """Serve the memory as MCP tools over stdio (for Claude Code, Cursor...)."""
     from bridge.mcp.server import build_server
 
+    # Before the SDK's own set-up (a no-op once the root logger has a handler): stderr is the
+    # MCP client's log, so plain lines, and warnings only; a refused call is no problem.
+    logging.basicConfig(level=logging.WARNING, format="vault-bridge mcp: %(levelname)s %(message)s")
     settings = settings_for(vault, state_dir)
     try:
         backend = connect(settings, _local)

@@ -13,6 +13,7 @@ from itertools import groupby
 from rich.markup import escape
 from rich.table import Table
 
+from bridge.cli.app import PATH_COLUMN
 from bridge.core.entry import Problem
 from bridge.vault.scan import UnresolvedLink, VaultReport
 
@@ -55,9 +56,12 @@ def doctor_table(report: VaultReport) -> Table:
     """One row per problem, and one per note for all of its unresolved links."""
     problems = report.all_problems()
     paths = len({p.path for p in problems})
-    where = "notes and folders" if report.folder_links else "notes"
-    table = Table(title=f"{_count(len(problems), 'problem')} in {paths:,} {where}")
-    table.add_column("note")
+    if report.folder_links:
+        where = "1 note or folder" if paths == 1 else f"{paths:,} notes and folders"
+    else:
+        where = _count(paths, "note")
+    table = Table(title=f"{_count(len(problems), 'problem')} in {where}")
+    table.add_column("note", **PATH_COLUMN)
     table.add_column("problem")
     table.add_column("details")
     for path, found in groupby(problems, key=lambda p: p.path):

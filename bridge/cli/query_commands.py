@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bridge.cli.app import (
+    PATH_COLUMN,
     JsonOpt,
     StateDirOpt,
     VaultOpt,
@@ -30,6 +31,7 @@ from bridge.importer.service import load_transcript_file
 from bridge.importer.transcript import TranscriptError
 from bridge.index.search_index import IndexBusyError
 from bridge.llm.client import LLMError
+from bridge.query.engine import NO_TERMS
 from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
@@ -84,8 +86,16 @@ def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
         bridge.close()
 
 
+def _badge(result: QueryResult, answer: bool) -> str:
+    """Tier (a query's only: search has none, nor has a query without words), time, words."""
+    parts = [f"{result.latency_ms:.1f} ms", f"{result.words} words"]
+    if answer and result.message != NO_TERMS:
+        parts.insert(0, f"tier {result.tier}")
+    return " · ".join(parts)
+
+
 def _print_result(result: QueryResult, answer: bool) -> None:
-    badge = f"tier {result.tier} · {result.latency_ms:.1f} ms · {result.words} words"
+    badge = _badge(result, answer)
     if result.ood:
         console.print(f"[bold]Nothing in memory about this.[/]  [dim]{badge}[/]")
         return
@@ -99,7 +109,7 @@ def _print_result(result: QueryResult, answer: bool) -> None:
         return
     table = Table(title=badge, title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
-    table.add_column("source")
+    table.add_column("source", **PATH_COLUMN)
     table.add_column("status")
     table.add_column("score", justify="right")
     table.add_column("excerpt")
@@ -242,10 +252,29 @@ def import_(
     if json_out:
         print_json(doc)
         return
-    summary = doc
+    _print_import(file.name, doc)
+
+
+SHOWN_PATHS = 20  # a transcript of hundreds of sessions lists the first ones and counts the rest
+
+
+def _print_import(name: str, doc: dict[str, Any]) -> None:
+    """Counts, then the notes written and kept, one per line (paths a person can copy)."""
+    written, kept = list(doc["written"]), list(doc["kept"])
     console.print(
-        f"Imported {file.name}: {summary['written']} notes written, "
-        f"{summary['unchanged']} unchanged, {summary['kept']} kept."
+        f"Imported {escape(name)}: {_notes(len(written))} written, {doc['unchanged']} unchanged, "
+        f"{len(kept)} kept.",
+        highlight=False,
     )
-    for path in doc["kept"]:
-        console.print(f"  kept {escape(path)} (edited since import; --force overwrites)")
+    lines = [f"  wrote {path}" for path in written]
+    lines += [f"  kept {path} (edited since the import; --force overwrites it)" for path in kept]
+    for line in lines[:SHOWN_PATHS]:
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    if len(lines) > SHOWN_PATHS:
+        console.print(f"  ... and {len(lines) - SHOWN_PATHS} more (--json lists them all)")
+    if doc.get("through"):
+        console.print(f"(written by the bridge serving this vault at {doc['through']})")
+
+
+def _notes(count: int) -> str:
+    return f"{count} note" if count == 1 else f"{count} notes"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,7 @@ from bridge.cli.app import (
 from bridge.cli.problem_report import problem_sentence
 from bridge.install.vault_links import OutsideVaultError
 from bridge.install.vault_setup import Change, Connection, SetupPlan, apply_plan, plan_setup
+from bridge.mcp.backend import running_bridge
 from bridge.obsidian_plugin import plugin_source
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
@@ -36,15 +38,19 @@ _MARK = {
 }
 
 
-def _next_steps(settings: Settings, connected: bool) -> list[str]:
+def _next_steps(settings: Settings, connected: bool, running: bool) -> list[str]:
     vault = str(settings.vault_path)
     quoted = f'"{vault}"' if " " in vault else vault
-    steps = [
-        f"Start the bridge: `vault-bridge service install --vault {quoted}` (at every login) "
-        f"or `vault-bridge serve --vault {quoted}` (this terminal).",
+    steps: list[str] = []
+    if not running:
+        steps.append(
+            f"Start the bridge: `vault-bridge service install --vault {quoted}` (at every login) "
+            f"or `vault-bridge serve --vault {quoted}` (this terminal)."
+        )
+    steps.append(
         "In Obsidian: reload the vault (or restart Obsidian); in Settings → Community plugins, "
-        "turn off Restricted mode if it is on and check that Vault Bridge is enabled.",
-    ]
+        "turn off Restricted mode if it is on and check that Vault Bridge is enabled."
+    )
     if not connected:
         steps.append(
             "In Settings → Vault Bridge click 'Find bridge' once the bridge runs "
@@ -65,10 +71,53 @@ def _token(settings: Settings, *, create: bool) -> str:
 
 
 NEW_TOKEN = "<a new token, created when set-up runs>"
+DEFAULT_PORT = 27182  # the settings' default; `port = 0` (any free port) cannot be written down
 
 
-def _report_json(plan: SetupPlan, report: VaultReport, dry_run: bool) -> dict[str, object]:
+@dataclass(frozen=True)
+class Target:
+    """Where `--connect` points the plugin, and whether a bridge answers there now."""
+
+    connection: Connection
+    running: bool
+
+
+def _target(settings: Settings, *, create: bool) -> Target:
+    """The running `serve`'s URL and token (its `bridge.json`), else the configured address.
+
+    Trigger: `serve --port 27199` runs while the settings say 27182. Why: set-up wrote the
+    settings' address, so the plugin called a port nobody listened on. Outcome: a running
+    bridge's discovery file wins; without one the configured address is written and the
+    report says the bridge is not running.
+    """
+    found = running_bridge(settings)
+    if found is not None:
+        return Target(Connection(url=found[0], token=found[1]), running=True)
+    url = f"http://{settings.host}:{settings.port or DEFAULT_PORT}"
+    return Target(Connection(url=url, token=_token(settings, create=create)), running=False)
+
+
+def _connection_line(target: Target, dry_run: bool) -> str:
+    url = target.connection.url
+    verb = "would point" if dry_run else "points"
+    if target.running:
+        return (
+            f"The plugin {verb} at the bridge running at {url} (its bridge.json), with its token."
+        )
+    return (
+        f"The plugin {verb} at {url}, the configured address (settings host and port): the "
+        "bridge is not running now. If you start it on another port, run set-up with --connect "
+        "again while it runs, or click 'Find bridge' in the plugin's settings."
+    )
+
+
+def _report_json(
+    plan: SetupPlan, report: VaultReport, dry_run: bool, target: Target | None
+) -> dict[str, object]:
     codes = Counter(p.code for p in report.all_problems())
+    connection = None
+    if target is not None:
+        connection = {"url": target.connection.url, "running": target.running}
     return {
         "vault": str(plan.vault),
         "dry_run": dry_run,
@@ -77,6 +126,7 @@ def _report_json(plan: SetupPlan, report: VaultReport, dry_run: bool) -> dict[st
         "warnings": plan.warnings,
         "notes": report.summary(),
         "problems": dict(sorted(codes.items())),
+        "connect": connection,
     }
 
 
@@ -120,10 +170,8 @@ def setup(
         raise fail(f"{root} is not a folder")
     if Path(config_dir).is_absolute() or ".." in Path(config_dir).parts or not config_dir:
         raise fail(f"--config-dir must be a folder name inside the vault, not {config_dir!r}")
-    connection = None
-    if connect:
-        url = f"http://{settings.host}:{settings.port or 27182}"
-        connection = Connection(url=url, token=_token(settings, create=not dry_run))
+    target = _target(settings, create=not dry_run) if connect else None
+    connection = target.connection if target is not None else None
     try:
         plan = plan_setup(
             root,
@@ -148,15 +196,18 @@ def setup(
         except OSError as exc:
             raise fail(f"could not write into {root}: {exc}") from exc
     if json_out:
-        print_json(_report_json(plan, report, dry_run))
+        print_json(_report_json(plan, report, dry_run, target))
         return
-    title = "Would change" if dry_run else "Set-up of"
+    planned_title = "Would change" if plan.writes else "Nothing to change in"
+    title = planned_title if dry_run else "Set-up of"
     console.print(f"{title} [bold]{escape(str(root))}[/]:")
     for planned in plan.files:
         mark = _MARK[planned.change]
         console.print(f"  {mark} {escape(planned.rel)}  [dim]({escape(planned.why)})[/]")
     for warning in plan.warnings:
         console.print(f"[yellow]note:[/] {escape(warning)}", soft_wrap=True)
+    if target is not None and not plan.missing:
+        console.print(escape(_connection_line(target, dry_run)), soft_wrap=True)
     summary = report.summary()
     console.print(
         f"The vault holds {summary['notes']} notes ({summary['entries']} entries, "
@@ -174,5 +225,6 @@ def setup(
     if not plan.writes:
         console.print("Nothing to change: the plugin is already installed and enabled.")
     console.print("Next:")
-    for n, step in enumerate(_next_steps(settings, connect), 1):
+    running = target.running if target is not None else running_bridge(settings) is not None
+    for n, step in enumerate(_next_steps(settings, connect, running), 1):
         console.print(f"  {n}. {escape(step)}", soft_wrap=True)

@@ -45,7 +45,8 @@ def init(
     target = directory.expanduser()
     if target.exists() and not target.is_dir():
         raise fail(f"{target} exists and is not a folder")
-    if target.exists() and any(target.iterdir()) and not force:
+    existing = target.exists() and any(target.iterdir())
+    if existing and not force:
         raise fail(f"{target} is not empty; use --force to add the template beside its files")
     try:
         copied = copy_template(target, source)
@@ -63,7 +64,13 @@ def init(
             }
         )
         return
-    console.print(f"Created a vault at [bold]{target.resolve()}[/] ({len(created)} files).")
+    where = f"[bold]{escape(str(target.resolve()))}[/]"
+    if not existing:
+        console.print(f"Created a vault at {where} ({len(created)} files).")
+    elif created:
+        console.print(f"Added {len(created)} template files to {where}.")
+    else:
+        console.print(f"Nothing to add to {where}: it already holds every template file.")
     if kept:
         console.print(f"Kept {len(kept)} existing files unchanged.")
     console.print(f"Obsidian plugin: {plugin.message}", highlight=False)

@@ -271,6 +271,30 @@ def _load_simple(yaml_text: str) -> dict[Any, Any] | None:
     return data
 
 
+# What YAML was reading when it met the end: `[a, b` is found broken only at the closing `---`.
+_UNCLOSED = {
+    "while parsing a flow sequence": "a `[` list that is never closed",
+    "while parsing a flow mapping": "a `{` mapping that is never closed",
+    "while scanning a quoted scalar": "a quoted value that is never closed",
+}
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """` at line N: what is wrong`, N a 1-based file line (the opening `---` is line 1).
+
+    Trigger: an unclosed `[`, `{` or quote. Why: YAML notices only at the end of the text, so
+    the error pointed at the closing `---`, not the line to fix. Outcome: the line where the
+    unclosed thing starts, named.
+    """
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    unclosed = _UNCLOSED.get(str(getattr(exc, "context", None)))
+    context_mark = getattr(exc, "context_mark", None)
+    if unclosed is not None and context_mark is not None:
+        mark, problem = context_mark, f"{unclosed} ({problem})"
+    return f" at line {mark.line + 2}: {problem}" if mark is not None else f": {problem}"
+
+
 def load(yaml_text: str) -> dict[str, Any]:
     """Parse frontmatter YAML into a mapping, or raise `FrontmatterError` saying why."""
     if not yaml_text.strip():
@@ -283,10 +307,7 @@ def load(yaml_text: str) -> dict[str, Any]:
     except RecursionError as exc:
         raise FrontmatterTooComplexError("frontmatter nests too deep to read") from exc
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontmatterError(f"malformed YAML frontmatter{where}: {problem}") from exc
+        raise FrontmatterError(f"malformed YAML frontmatter{_yaml_problem(exc)}") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -284,7 +284,8 @@ def describe_forecast(
     names = DEFAULT_STATUS_NAMES if status_names is None else status_names
     if f is None:
         if current is Maturity.DRAFT:
-            return f"no change expected: {names[Maturity.DRAFT]} is the lowest maturity"
+            draft = names[Maturity.DRAFT]
+            return f"stays {draft}: decay never goes below {draft}; uses and updates promote it"
         return "no change expected from decay alone"
     verb = "promotes" if f.promotes else "demotes"
     target = names[f.to]

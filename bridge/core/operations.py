@@ -294,6 +294,20 @@ def batch_items(data: object) -> list[Any]:
     return items
 
 
+def batch_author(data: object) -> str | None:
+    """The `author` a wrapped batch names (`{"operations": [...], "author": "agent:x"}`), or None.
+
+    The API takes the author from the same document, so a file that names one is attributed
+    alike with or without `serve`. Raises `ValueError` when `author` is not a string.
+    """
+    if not isinstance(data, dict) or data.get("author") is None:
+        return None
+    author = data["author"]
+    if not isinstance(author, str):
+        raise ValueError('author must be a string such as "agent:my-bot"')
+    return author
+
+
 def parse_operations(data: object) -> list[Operation | InvalidOperation]:
     """A batch from JSON data: a list of operations or `{"operations": [...]}`.
 

@@ -34,10 +34,13 @@ from bridge.vault.store import NoteError, VaultStore, WriteConflictError, conten
 
 log = logging.getLogger(__name__)
 HUMAN = "human"
+MAX_AUTHOR = 100
 
 
 def agent_author(name: str) -> str:
     """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names."""
+    if len(name) > MAX_AUTHOR:  # the API's limit, so the CLI accepts what `serve` accepts
+        raise ValueError(f"an author is at most {MAX_AUTHOR} characters, this one {len(name)}")
     cleaned = name.strip()
     if cleaned.startswith("agent:"):
         cleaned = cleaned[len("agent:") :].strip()

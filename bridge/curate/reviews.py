@@ -126,15 +126,18 @@ class ReviewService:
             self._check_restorable(review_id, snapshots)
             done = Applied()
             now = ex.clock()
+            undone: list[str] = []
             for snap in snapshots:
                 if snap.before is None:
-                    move_to_trash(ex.store, snap.path)
+                    trashed = move_to_trash(ex.store, snap.path)
+                    undone.append(f"`{snap.path}`, which it created, was moved to `{trashed}`")
                     ex.writes.forget(snap.path)
                     ex.lifecycle.forget(snap.path)
                     done.removed.append(snap.path)
                 else:
                     ex.store.write(snap.path, snap.before)
                     done.written.append(snap.path)
+                    undone.append(f"`{snap.path}` was restored as it was before")
                     if snap.path == review.path:
                         text = snap.before.decode("utf-8", "replace")
                         status = parse_note(snap.path, text).entry.status
@@ -144,7 +147,7 @@ class ReviewService:
             git_error = ex.finish(done, HUMAN, message)
             return Decision(
                 self.get(review_id),
-                f"review {review_id}: rejected, previous note restored",
+                f"review {review_id}: rejected; " + "; ".join(undone),
                 git_error,
             )
 

@@ -11,6 +11,8 @@ from bridge.core.maturity import Maturity, StatusMapping
 from bridge.state.lifecycle_store import LifecycleStore, LifecycleView
 from bridge.vault.store import VaultStore
 
+UNREADABLE_FRONTMATTER = ("malformed_frontmatter", "yaml_too_complex")
+
 
 def forecast_json(
     f: akl.Forecast | None, text: str, names: Mapping[Maturity, str]
@@ -34,7 +36,12 @@ def explain(
     view = lifecycle.view(rel, note.entry.status, note.entry.updated, now)
     forecast = lifecycle.forecast(view, now)
     text = akl.describe_forecast(forecast, mapping.names, current=view.maturity)
-    if not view.managed:
+    # Trigger: YAML that does not parse. Why: the note then has no `status`, and the report
+    # said "status `none` is not a lifecycle word". Outcome: it says the frontmatter is unreadable.
+    unreadable = next((p for p in note.problems if p.code in UNREADABLE_FRONTMATTER), None)
+    if unreadable is not None:
+        text = "no change: the bridge writes no status into frontmatter it cannot read"
+    elif not view.managed:
         text = "no change: the bridge does not rewrite this status"
     document = {
         "path": rel,
@@ -50,6 +57,7 @@ def explain(
         "last_writer": view.last_writer,
         "stale": view.stale,
         "tracked": view.tracked,
+        "frontmatter_problem": None if unreadable is None else unreadable.message,
         "forecast": forecast_json(forecast, text, mapping.names),
     }
     return view, document

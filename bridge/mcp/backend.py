@@ -76,7 +76,7 @@ class HttpBackend:
                 message = response.json()["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 message = response.text[:500]
-            raise BackendError(f"{response.status_code}: {message}")
+            raise BackendError(str(message))  # the API's reason; its HTTP status means nothing here
         return response.json()
 
     def query(self, text: str, budget_words: int | None, scope: str | None) -> dict[str, Any]:

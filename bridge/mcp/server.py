@@ -18,13 +18,14 @@ from urllib.parse import quote
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer, Message, UserMessage
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INTERNAL_ERROR,
     CallToolResult,
     InputRequiredResult,
     Resource,
+    TextContent,
     Tool,
     ToolAnnotations,
 )
@@ -148,7 +149,12 @@ class VaultServer(MCPServer):
                 raise ToolError(
                     f"{name} does not take {shown}; its arguments are: {', '.join(known)}"
                 )
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs its traceback and tells the model nothing of it
+        except ToolError as exc:
+            return refused(name, exc)
 
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
@@ -166,6 +172,18 @@ class VaultServer(MCPServer):
             )
             for e in guide["top"]
         ]
+
+
+def refused(name: str, exc: ToolError) -> CallToolResult:
+    """A refusal as the tool's error result, in the bridge's own words.
+
+    Trigger: a tool refuses (a folder outside the vault, a batch that failed). Why: the SDK
+    prefixed every reason with "Error executing tool NAME:" and logged each refusal at INFO on
+    stderr, the client's log. Outcome: the reason alone, `isError: true`, and no log line: a
+    refusal is an answer, not a problem of the server.
+    """
+    text = str(exc).removeprefix(f"Error executing tool {name}: ")
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def build_server(backend: MemoryBackend) -> MCPServer:

@@ -38,6 +38,7 @@ NO_LLM = (
     "No LLM is configured, so these are the ranked excerpts without a written answer "
     "(set VAULT_BRIDGE_LLM_MODEL to let tier {tier} answer)."
 )
+NO_MATCH = "Nothing in memory about this: no note holds any of the query's words."
 
 
 class Answerer(Protocol):
@@ -102,7 +103,7 @@ class QueryEngine:
         arrived = time.monotonic() if arrived is None else arrived
         check_request(text, budget_words, limit)
         budget = budget_words or self.params.default_budget
-        scope = normalise_scope(scope)
+        scope = self._known_scope(scope)
         normalised = normalise_query(text)
         options = (budget, limit, scope)
         generation = self.index.generation
@@ -161,7 +162,7 @@ class QueryEngine:
         generation = self.index.generation
         terms = query_terms(normalise_query(text))
         budget = budget_words or self.params.default_budget
-        found = self.retrieve(terms, budget, limit, normalise_scope(scope), text)
+        found = self.retrieve(terms, budget, limit, self._known_scope(scope), text)
         result = QueryResult(
             query=text,
             answer=None,
@@ -175,6 +176,17 @@ class QueryEngine:
             words=found.words,
         )
         return self._deliver(result, {}, start)
+
+    def _known_scope(self, scope: str | None) -> str | None:
+        """`normalise_scope`, and a `ValueError` for a folder that holds no indexed note.
+
+        Trigger: `--scope nosuch` (a typo). Why: it searched an empty set and answered
+        "tier 4, no sources" as if the memory were empty. Outcome: a usage error naming it.
+        """
+        folder = normalise_scope(scope)
+        if folder is not None and self.index.note_count(folder) == 0:
+            raise ValueError(f"no notes in a folder `{folder}` of the vault (scope)")
+        return folder
 
     def use(self, query_id: str, path: str) -> Credit:
         """Credit `path` as used by the answer `query_id` (opened from it, marked helpful).
@@ -266,7 +278,12 @@ class QueryEngine:
                 )
             case Route.ONE_CALL | Route.AGENTIC:
                 tier = 3 if decision is Route.ONE_CALL else 4
-                update = self._llm_answer(tier, text, terms, limit, scope, arrived)
+                if self.answerer is None and not found.sources:
+                    # Trigger: no note holds any query word and no model could look further.
+                    # Why: "these are the ranked excerpts" over an empty list read as a fault.
+                    update: dict[str, object] = {"message": NO_MATCH}
+                else:
+                    update = self._llm_answer(tier, text, terms, limit, scope, arrived)
                 result = skeleton.model_copy(update={**with_sources, **update, "tier": tier})
             case _:
                 assert_never(decision)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import httpx
 
 from tests.api.conftest import LiveApi
-from tests.conftest import CEILING
+from tests.conftest import CEILING, ROOT
 
 HUMAN_NOTE = "engineering/auth/jwt_expiry.md"
 
@@ -147,3 +148,35 @@ def test_review_events_are_streamed(api: LiveApi) -> None:
     thread.join(CEILING)
     assert seen[-1] == "review.added"
     assert json.dumps(seen)
+
+
+def _doc_example(heading: str) -> dict[str, Any]:
+    text = (ROOT / "docs/api.md").read_text()
+    block = text.split(f"### {heading}\n", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    example: dict[str, Any] = json.loads(block)
+    return example
+
+
+def test_the_curate_and_review_examples_of_docs_api_are_real_answers(api: LiveApi) -> None:
+    """The examples had messages the API never said ("created", "a human wrote this note")."""
+    add = {"type": "ADD", "path": "engineering/auth/api_keys.md", "title": "API keys"}
+    update = {
+        "type": "UPDATE",
+        "path": HUMAN_NOTE,
+        "summary": "Access tokens now live 12 h.",
+        "reason": "tokens now live 12 h",
+    }
+    result = post_ops(api, add | {"narrative": "Keys rotate yearly."}, update, author="claude-code")
+    review_id = result["results"][1]["review_id"]  # type: ignore[index]
+    shown = _doc_example("Curate result")
+    doc_id = shown["results"][1]["review_id"]
+    as_shown = json.dumps(result).replace(f"review {review_id}:", f"review {doc_id}:")
+    assert json.loads(as_shown.replace(f'"review_id": {review_id}', f'"review_id": {doc_id}')) == (
+        shown
+    )
+    review = api.client.get(f"/v1/reviews/{review_id}", headers=api.auth).json()
+    shown = _doc_example("Review")
+    assert set(review) == set(shown)
+    exact = ("state", "type", "path", "author", "why", "policy", "reason", "impact", "note")
+    assert {k: review[k] for k in exact} == {k: shown[k] for k in exact}
+    assert review["operation"]["summary"] == shown["operation"]["summary"]

@@ -197,6 +197,15 @@ def test_every_route_refuses_a_folder_outside_the_vault_alike(api: LiveApi) -> N
             "/v1/search", json={"query": "billing", "scope": folder}, headers=api.auth
         )
         assert scoped.status_code == 400, (folder, scoped.text)
+    for route in ("/v1/query", "/v1/search"):  # inside the vault, but no such folder
+        scoped = api.client.post(
+            route, json={"query": "rollback", "scope": "nosuch"}, headers=api.auth
+        )
+        assert scoped.status_code == 400, (route, scoped.text)
+        assert scoped.json()["error"] == {
+            "code": "bad_scope",
+            "message": "no notes in a folder `nosuch` of the vault (scope)",
+        }
     for route in ("/v1/graph", "/v1/tree"):  # `..` percent-encoded in the URL itself
         response = api.client.get(f"{route}?folder=%2e%2e", headers=api.auth)
         assert response.status_code == 400, (route, response.text)

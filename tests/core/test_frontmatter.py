@@ -76,6 +76,22 @@ def test_malformed_yaml_is_refused() -> None:
         set_key("---\ntitle: [unclosed\n---\nbody\n", "status", "draft")
 
 
+@pytest.mark.parametrize(
+    ("yaml_text", "said"),
+    [
+        ("title: x\ntags: [a, b\nstatus: draft\n", "at line 3: a `[` list that is never closed"),
+        ("a: 1\nb: {x: 1\nc: 2\n", "at line 3: a `{` mapping that is never closed"),
+        ('title: x\nsummary: "open\nstatus: draft\n', "at line 3: a quoted value that is never"),
+        ("title: a\n  bad: indent\n", "at line 3: mapping values are not allowed"),
+    ],
+)
+def test_a_yaml_error_names_the_file_line_to_fix(yaml_text: str, said: str) -> None:
+    """File lines, 1-based with the opening `---` as line 1; not where YAML gave up."""
+    with pytest.raises(FrontmatterError, match="malformed YAML frontmatter") as caught:
+        load(yaml_text)
+    assert said in str(caught.value)
+
+
 def test_non_mapping_frontmatter_is_refused() -> None:
     with pytest.raises(FrontmatterError, match="not a set of"):
         set_key("---\n- a\n- b\n---\nbody\n", "status", "draft")

@@ -384,10 +384,12 @@ def test_describe_forecast_uses_the_vault_status_names() -> None:
     names = {D: "wip", V: "final", C: "canon"}
     assert describe_forecast(Forecast(V, 3.2), names) == "demotes to final in 3 days"
     assert describe_forecast(None, names, current=D) == (
-        "no change expected: wip is the lowest maturity"
+        "stays wip: decay never goes below wip; uses and updates promote it"
     )
 
 
 def test_describe_no_forecast() -> None:
-    assert describe_forecast(None, current=D) == "no change expected: draft is the lowest maturity"
+    assert describe_forecast(None, current=D) == (
+        "stays draft: decay never goes below draft; uses and updates promote it"
+    )
     assert describe_forecast(None) == "no change expected from decay alone"

@@ -151,15 +151,21 @@ def test_high_impact_changes_apply_and_reject_restores_the_old_bytes(bridge: Bri
     decision = bridge.reviews.reject(result.review_id, "wrong rotation period")
     assert decision.review.state == "rejected" and decision.review.note == "wrong rotation period"
     assert (bridge.store.root / API_KEYS).read_bytes() == old
+    assert decision.message.endswith(f"rejected; `{API_KEYS}` was restored as it was before")
     assert bridge.engine.search("quokka").sources == []  # the index follows the restore
 
 
 def test_reject_of_a_high_impact_add_moves_the_new_note_to_the_trash(bridge: Bridge) -> None:
     result = run(bridge, add_op(API_KEYS, impact="high")).results[0]
     assert result.review_id is not None
-    bridge.reviews.reject(result.review_id, "not needed")
+    decision = bridge.reviews.reject(result.review_id, "not needed")
     assert not (bridge.store.root / API_KEYS).exists()
     assert (bridge.store.root / ".trash" / API_KEYS).exists()
+    # The message says what happened: there was no previous note to restore.
+    assert decision.message == (
+        f"review {result.review_id}: rejected; `{API_KEYS}`, which it created, "
+        f"was moved to `.trash/{API_KEYS}`"
+    )
 
 
 def test_reject_never_clobbers_a_newer_human_edit(bridge: Bridge) -> None:

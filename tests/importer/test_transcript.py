@@ -105,13 +105,19 @@ def test_import_is_idempotent_and_keeps_human_edits(tmp_path: Path) -> None:
     assert "My own note" not in edited.read_text()
 
 
-def test_import_cli_makes_sessions_searchable(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def chat_and_vault(tmp_path: Path) -> tuple[Path, Path]:
+    """CHAT as a file, and an empty vault to import it into."""
     source = tmp_path / "chat.json"
     source.write_text(json.dumps(CHAT))
     vault = tmp_path / "vault"
     vault.mkdir()
+    return source, vault
+
+
+def test_import_cli_makes_sessions_searchable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, vault = chat_and_vault(tmp_path)
     state = tmp_path / "state"
     assert (
         main(["import", str(source), "--vault", str(vault), "--state-dir", str(state), "--json"])
@@ -129,3 +135,24 @@ def test_import_cli_makes_sessions_searchable(
     assert result["sources"][0]["blocks"][0]["block_id"] == "D1-2"
     assert main(["import", str(tmp_path / "missing.json"), *args]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_import_cli_prints_counts_and_the_notes_one_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, vault = chat_and_vault(tmp_path)
+    args = [str(source), "--vault", str(vault), "--state-dir", str(tmp_path / "state")]
+    assert main(["import", *args]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Imported chat.json: 2 notes written, 0 unchanged, 0 kept.",
+        "  wrote conversations/team-chat/session_01.md",
+        "  wrote conversations/team-chat/session_02.md",
+    ]
+    edited = vault / "conversations/team-chat/session_01.md"
+    edited.write_text(edited.read_text() + "\nMy own note.\n")
+    assert main(["import", *args]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Imported chat.json: 0 notes written, 1 unchanged, 1 kept.",
+        "  kept conversations/team-chat/session_01.md (edited since the import; --force "
+        "overwrites it)",
+    ]

@@ -158,3 +158,17 @@ def test_windows_install_imports_the_utf16_task_with_schtasks(
         ["/Create", "/TN", name, "/XML", str(xml), "/F"],
         ["/Run", "/TN", name],
     ]
+
+
+def test_install_names_the_config_file_for_variables_the_service_will_not_see(
+    capsys: pytest.CaptureFixture[str], vault: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bridge.cli.install_commands import default_config_file
+
+    monkeypatch.setenv("VAULT_BRIDGE_LLM_MODEL", "ollama/llama3.1")
+    result = cli(capsys, "service", "install", "--vault", str(vault))
+    assert "VAULT_BRIDGE_LLM_MODEL set here will not reach the service" in result.err
+    assert str(default_config_file()) in " ".join(
+        result.err.split()
+    )  # where, not docs/ a wheel lacks
+    assert "docs/configuration.md" not in result.err

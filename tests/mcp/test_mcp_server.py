@@ -6,10 +6,10 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import mcp
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bridge.api.app import create_app
 from bridge.api.security import load_or_create_token
@@ -47,9 +47,10 @@ def refusal(result: Any) -> str:
     return str(result.content[0].text)
 
 
-async def session(params: StdioServerParameters) -> dict[str, Any]:
+async def session(params: StdioServerParameters, errlog: TextIO) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    async with mcp.Client(params, read_timeout_seconds=CEILING) as client:
+    transport = stdio_client(params, errlog=errlog)  # the server's stderr: the client's log
+    async with mcp.Client(transport, read_timeout_seconds=CEILING) as client:
         listed = await client.list_tools()
         out["tools"] = {t.name: t for t in listed.tools}
         out["query"] = payload(
@@ -97,10 +98,11 @@ async def session(params: StdioServerParameters) -> dict[str, Any]:
         )
         out["reviews"] = payload(await client.call_tool("memory_reviews", {}))
         out["bad"] = refusal(await client.call_tool("memory_read", {"path": "../etc/passwd"}))
+        out["etc"] = refusal(await client.call_tool("memory_tree", {"folder": "../etc"}))
     return out
 
 
-def check(out: dict[str, Any], vault: Path) -> None:
+def check(out: dict[str, Any], vault: Path, log: Path) -> None:
     assert set(out["tools"]) == TOOLS
     assert out["tools"]["memory_query"].annotations.read_only_hint is True
     assert out["tools"]["memory_curate"].annotations.destructive_hint is True
@@ -122,11 +124,18 @@ def check(out: dict[str, Any], vault: Path) -> None:
     assert "leaves the vault" in out["bad"]
     assert (vault / "engineering/auth/api_keys.md").is_file()
     assert "12 h now" not in (vault / "engineering/auth/jwt_expiry.md").read_text()
+    # A refusal in the bridge's words alike through either backend: no HTTP status, no prefix.
+    assert out["etc"] == "path `../etc` leaves the vault (`..` is not allowed)"
+    # Refused calls are answers, not server problems: nothing of them on stderr.
+    logged = log.read_text()
+    assert "INFO" not in logged and "failed" not in logged and "Tool " not in logged, logged
 
 
 def test_mcp_session_on_a_vault_without_serve(template_vault: Path, tmp_path: Path) -> None:
-    out = asyncio.run(session(server_params(template_vault, tmp_path / "state")))
-    check(out, template_vault)
+    log = tmp_path / "stderr.log"
+    with log.open("w") as errlog:
+        out = asyncio.run(session(server_params(template_vault, tmp_path / "state"), errlog))
+    check(out, template_vault, log)
 
 
 def test_mcp_goes_through_a_running_bridge(template_vault: Path, tmp_path: Path) -> None:
@@ -137,9 +146,10 @@ def test_mcp_goes_through_a_running_bridge(template_vault: Path, tmp_path: Path)
     url = server.start(timeout=CEILING)
     port = int(url.rsplit(":", 1)[1])
     try:
-        with discovery_file(state, "127.0.0.1", port):
-            out = asyncio.run(session(server_params(template_vault, state)))
-        check(out, template_vault)
+        log = tmp_path / "stderr.log"
+        with discovery_file(state, "127.0.0.1", port), log.open("w") as errlog:
+            out = asyncio.run(session(server_params(template_vault, state), errlog))
+        check(out, template_vault, log)
         # The serving bridge did the write: its own index already knows the new entry.
         assert bridge.index.stamp("engineering/auth/api_keys.md") is not None
     finally:
