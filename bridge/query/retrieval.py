@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 
 from bridge.core.fusion import dense_parts, fused_note_scores, language_factors
 from bridge.core.markdown import excerpt_text
@@ -201,8 +201,9 @@ class Retriever:
             notes=allowed,
             dense=dense_blocks,
             dense_weight=dp.block_weight,
+            dense_notes=dense_notes,
+            dense_note_weight=dp.note_weight,
         )
-        self._count_words(priority, words, dense_blocks)
         if demoted:
             for key in priority:
                 priority[key] *= demoted.get(key[0], 1.0)
@@ -231,7 +232,10 @@ class Retriever:
             lifecycle_stream(by_relevance[:head], priority, values_of, rp), by_relevance[head:]
         )
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
-        chosen = pack(self._resolved(order, words, priority, terms), words, budget, min_left=3)
+        resolved = self._resolved(order, words, priority, terms)
+        if dense_blocks:
+            resolved = self._counted(resolved, words)
+        chosen = pack(resolved, words, budget, min_left=3)
         texts = self.index.blocks(chosen)  # the text of the packed blocks only
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
@@ -245,24 +249,23 @@ class Retriever:
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
         return Retrieval(sources, self._evidence(terms, entry_hits, scope, dense), used)
 
-    def _count_words(
-        self,
-        priority: dict[BlockKey, float],
-        words: dict[BlockKey, int],
-        dense_blocks: dict[BlockKey, float],
-    ) -> None:
-        """Excerpt words of the candidates only the dense channel found (the BM25 searches
-        return theirs), read in one call; a block that no longer exists is dropped."""
-        wanted = [k for k in priority if k not in words and k in dense_blocks]
-        if not wanted:
-            return
-        texts = self.index.blocks(wanted)
-        for key in wanted:
-            block = texts.get(key)
-            if block is None:
-                del priority[key]
-            else:
-                words[key] = excerpt_words(block.text)
+    def _counted(self, order: Iterator[BlockKey], words: dict[BlockKey, int]) -> Iterator[BlockKey]:
+        """`order` with the excerpt words of the blocks only the dense channel found (the
+        BM25 searches return theirs), read 32 blocks at a time as packing reaches them: it
+        stops after a few dozen, and reading every dense candidate up front was a fifth of a
+        query. A block that no longer exists is skipped."""
+        while True:
+            part = list(islice(order, 32))
+            if not part:
+                return
+            wanted = [k for k in part if k not in words]
+            if wanted:
+                texts = self.index.blocks(wanted)
+                for key in wanted:
+                    block = texts.get(key)
+                    if block is not None:
+                        words[key] = excerpt_words(block.text)
+            yield from (k for k in part if k in words)
 
     def _language_factors(
         self, dense: DenseFound, note_score: dict[int, float]
