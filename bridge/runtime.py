@@ -180,6 +180,7 @@ def engine_params(settings: Settings, off_topic_below: float | None = None) -> E
         ood_unknown_rel=settings.ood_unknown_relevance,
         ood_unknown_share=settings.ood_unknown_share,
         ood_dense=settings.ood_dense_min if settings.ood_dense_min is not None else off_topic_below,
+        ood_coverage=settings.ood_dense_coverage,
     )
     dense = DenseParams(
         block_weight=settings.dense_block_weight,

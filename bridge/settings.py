@@ -212,6 +212,7 @@ class Settings(BaseSettings):
     ood_min_relevance: float = Field(default=0.6, ge=0, le=1)
     ood_unknown_relevance: float = Field(default=0.85, ge=0, le=1)
     ood_unknown_share: float = Field(default=0.5, gt=0, le=1)
+    ood_dense_coverage: float = Field(default=0.5, ge=0, le=1)
     ood_dense_min: float | None = Field(
         default=None,
         ge=-1,

@@ -13,6 +13,7 @@ from bridge.api import (
     routes_guide,
     routes_overviews,
     routes_read,
+    routes_similar,
 )
 from bridge.api.context import ApiContext
 from bridge.api.graph import GraphCache
@@ -58,6 +59,7 @@ def create_app(
     app.include_router(routes_events.router)
     app.include_router(routes_overviews.router)
     app.include_router(routes_guide.router)
+    app.include_router(routes_similar.router)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(ALLOWED_ORIGINS),

@@ -30,7 +30,7 @@ ERROR_STATUSES = {
     413: "`too_large`: a body over the limit",
     421: "`bad_host`: a Host header that is not a loopback name",
     422: "`invalid` and the other codes of an input that cannot be used, with the reason",
-    503: "`no_llm`: no LLM is configured on this bridge",
+    503: "`no_llm`: no LLM is configured on this bridge; `semantic_off`: the dense channel is off",
 }
 
 
@@ -62,6 +62,23 @@ class SemanticStatus(BaseModel):
     pending: int = Field(description="Notes waiting to be embedded")
     languages: dict[str, int] = Field(
         default_factory=dict, description="Notes per detected language"
+    )
+
+
+class RelatedNote(BaseModel):
+    path: str
+    title: str
+    status: str | None
+    score: float = Field(description="Cosine of its best passage to the note's mean passage")
+
+
+class SimilarOut(BaseModel):
+    """Notes like one note, by meaning (the dense channel)."""
+
+    path: str
+    similar: list[RelatedNote]
+    reason: str | None = Field(
+        description="Why the list is empty: not embedded yet, or a language the model skips"
     )
 
 

@@ -35,6 +35,7 @@ class TierParams:
     # Below this cosine of the best passage, the dense channel says the memory holds nothing
     # on the question (the model's own calibration; None: the lexical rule alone).
     ood_dense: float | None = None
+    ood_coverage: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Evidence:
     long_terms: int
     has_terms: bool = True
     dense_top: float | None = None  # the best passage's cosine; None: no dense channel
+    term_coverage: float = 1.0  # most of the query's IDF weight one top note holds
+    names_speaker: bool = False  # the question names a speaker of the vault's transcripts
 
 
 def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
@@ -64,10 +67,18 @@ def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
     if ev.dense_top is not None and p.ood_dense is not None:
         # Trigger: in a 6,500-note vault every question, "what is the capital of Australia"
         # too, had a BM25 match at relevance 0.95, so the lexical rule flagged none of 12
-        # off-topic questions. Why: the best passage's similarity separates them (0.17-0.40
-        # for off-topic, 0.43-0.82 for real ones, bench/hub.py), whatever the vault's size.
-        # Outcome: below `ood_dense`, out of domain unless one note holds every query term.
-        return ev.dense_top < p.ood_dense and not ev.all_terms_found
+        # off-topic questions. Why: the best passage's similarity separates most of them
+        # (off-topic 0.17-0.40, real 0.43-0.82 there; bench/hub.py), whatever the vault's
+        # size; but conversation questions score lower (2% of LoCoMo's below 0.35), and
+        # those still name the vault's people or hold most of a note's rare words.
+        # Outcome: below `ood_dense`, out of domain unless one note holds every query word
+        # or `ood_coverage` of their IDF weight, or the question names a transcript speaker.
+        return (
+            ev.dense_top < p.ood_dense
+            and not ev.all_terms_found
+            and ev.term_coverage < p.ood_coverage
+            and not ev.names_speaker
+        )
     if ev.entries_in_vault < p.ood_min_entries:
         return False
     if ev.top_rel < p.ood_rel:

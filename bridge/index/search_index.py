@@ -705,6 +705,36 @@ class SearchIndex:
         query = self._filtered(tantivy.Query.boolean_query(musts), folder=scope)
         return bool(self._searchers["entries"].search(query, 1, count=False).hits)
 
+    def term_coverage(self, terms: QueryTerms, nids: Sequence[int]) -> float:
+        """The largest share of the query's words, weighted by IDF, that one of `nids` holds.
+
+        An out-of-domain signal beside the dense channel's: "the capital of Australia" finds
+        notes with "capital", never one with both; a question about the vault's own things
+        finds a note with most of its rare words. A word no note holds weighs most.
+        """
+        if not terms.words or not nids:
+            return 0.0
+        searcher = self._searchers["entries"]
+        docs = max(1, searcher.num_docs)
+        among = tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(self.schema, "nid", list(nids)), 0.0
+        )
+        held: dict[int, float] = {}
+        total = 0.0
+        for word in terms.words:
+            df = self.doc_frequency(word)
+            weight = idf(docs, df)
+            total += weight
+            if df == 0:
+                continue
+            has = self._should([self._term(f, word) for f in ENTRY_FIELDS])
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, has), (tantivy.Occur.Must, among)]
+            )
+            for hit in self._run("entries", query, len(nids)):
+                held[hit.nid] = held.get(hit.nid, 0.0) + weight
+        return max(held.values(), default=0.0) / total if total > 0 else 0.0
+
     def doc_frequency(self, term: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
         searcher = self._searchers["entries"]

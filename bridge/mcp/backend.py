@@ -53,6 +53,10 @@ class MemoryBackend(Protocol):
         """The folder tree under `folder` (`GET /v1/tree`), `depth` levels deep."""
         ...
 
+    def related(self, path: str, limit: int) -> dict[str, Any]:
+        """The notes most like `path` by meaning (`GET /v1/similar/{path}`)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -125,6 +129,15 @@ class HttpBackend:
     def tree(self, folder: str, depth: int) -> dict[str, Any]:
         params = {"folder": folder, "depth": depth}
         result: dict[str, Any] = self._call("GET", "/v1/tree", params=params)
+        return result
+
+    def related(self, path: str, limit: int) -> dict[str, Any]:
+        try:
+            rel = normalise_note_path(path)
+        except UnsafePathError as exc:
+            raise BackendError(str(exc)) from exc
+        params = {"limit": limit}
+        result: dict[str, Any] = self._call("GET", f"/v1/similar/{quote(rel)}", params=params)
         return result
 
     def close(self) -> None:
@@ -292,6 +305,26 @@ class LocalBackend:
         records = {r.path: r for r in self.bridge.index.all_records()}
         tree = TreeNode.model_validate(folder_tree(records, root, depth)).model_dump(mode="json")
         return {**tree, "overview": folder_overview(self.bridge, root).to_json()}
+
+    def related(self, path: str, limit: int) -> dict[str, Any]:
+        """The same document and refusals as `GET /v1/similar/{path}` (`routes_similar`)."""
+        from bridge.semantic.related import UnknownNoteError, related_notes
+
+        if self.bridge.semantic is None:
+            raise BackendError("the dense channel is off (embed_model = off)")
+        if not 1 <= limit <= 100:
+            raise BackendError(f"limit must be 1 to 100, not {limit}")
+        try:
+            found = related_notes(
+                self.bridge.index, self.bridge.semantic, normalise_note_path(path), limit
+            )
+        except (UnsafePathError, UnknownNoteError) as exc:
+            raise BackendError(str(exc)) from exc
+        return {
+            "path": found.path,
+            "similar": [vars(n) for n in found.notes],
+            "reason": found.reason,
+        }
 
     def close(self) -> None:
         self.bridge.close()

@@ -259,6 +259,13 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         a use of the note."""
         return call(backend.read, path, from_query)
 
+    @server.tool(annotations=READ_ONLY)
+    def memory_related(path: str, limit: int = 10) -> str:
+        """Use to find notes about the same thing as one note, whatever their words (before
+        you ADD, to find the note to UPDATE; or to widen what you read): the `limit` notes
+        most like `path` by meaning, with their similarity. Not a use of any note."""
+        return call(backend.related, path, limit)
+
     @server.tool(annotations=FEEDBACK)
     def memory_feedback(query_id: str, path: str, helpful: bool = True) -> str:
         """Use after you relied on (or rejected) a source of an answer: say whether it helped

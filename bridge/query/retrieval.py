@@ -424,6 +424,14 @@ class Retriever:
             related[nid] = targets
         return related
 
+    def _names_any_speaker(self, terms: QueryTerms) -> bool:
+        """True when the question names at least one transcript speaker of the vault."""
+        self._named_speaker(terms)  # fills the speakers' terms
+        if self._speaker_terms is None:
+            return False
+        words = set(terms.words)
+        return any(toks and toks <= words for toks in self._speaker_terms[1].values())
+
     def _named_speaker(self, terms: QueryTerms) -> str | None:
         """The one transcript speaker the query names, if exactly one."""
         speakers = self.index.speakers()
@@ -450,6 +458,12 @@ class Retriever:
         entries = self.index.note_count(scope)
         dense_top = dense.top if dense is not None and dense.hits else None
         all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top)
+        coverage, speaker = 1.0, False
+        tp = self.params.tiers
+        low = dense_top is not None and tp.ood_dense is not None and dense_top < tp.ood_dense
+        if low and not all_found:  # the other ways out of "nothing in memory", on need
+            coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:20]])
+            speaker = self._names_any_speaker(terms)
         return Evidence(
             top_rel=top,
             second_rel=second,
@@ -460,6 +474,8 @@ class Retriever:
             long_terms=len(terms.long_words),
             has_terms=not terms.empty,
             dense_top=dense_top,
+            term_coverage=coverage,
+            names_speaker=speaker,
         )
 
     def evidence_for(self, terms: QueryTerms, base: Evidence, scope: str | None) -> Evidence:

@@ -392,6 +392,26 @@ class SemanticIndex:
         allowed = None if notes is None else set(notes)
         return self.matrix.search(vector, limit, allowed)
 
+    def similar(self, nid: int, limit: int) -> list[tuple[int, float]] | None:
+        """Notes most like note `nid`: the cosine of their best passage to its mean passage.
+
+        None when the note has no vectors (not embedded yet, or in a language the model does
+        not serve).
+        """
+        vectors = self.matrix.vectors_of(nid)
+        if len(vectors) == 0:
+            return None
+        centre = vectors.mean(axis=0)
+        norm = float(np.linalg.norm(centre))
+        if norm == 0:
+            return None
+        hits = self.matrix.search(centre / norm, (limit + 1) * 8 + len(vectors))
+        best: dict[int, float] = {}
+        for hit in hits:
+            if hit.nid != nid and hit.nid not in best:
+                best[hit.nid] = hit.score
+        return sorted(best.items(), key=lambda item: -item[1])[:limit]
+
     def find(self, text: str, scope: str | None, depth: int) -> DenseFound:
         """The engine's question (`DenseSearch`): the question's language and best passages."""
         lang = self.question_language(text)
