@@ -33,6 +33,7 @@ from bridge.llm.tools import MemoryTools
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
 from bridge.semantic.factory import open_semantic
+from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
 from bridge.settings import Settings
 from bridge.state.lifecycle_store import LifecycleStore, open_lifecycle
@@ -134,7 +135,20 @@ class Bridge:
             git_commit=s.git_commit,
             lock_path=s.state_path / "curate.lock",
             overviews_on_curate=s.overviews_on_curate,
+            near_duplicate=self.near_duplicate if self.semantic is not None else None,
         )
+
+    def near_duplicate(self, path: str, text: str) -> tuple[str, float] | None:
+        """The note a new note's `text` nearly repeats (cosine >= `dense_duplicate_min`)."""
+        if self.semantic is None:
+            return None
+        try:
+            found = self.semantic.nearest(text, exclude=path)
+        except EmbedderError:  # the check is advice: a model that fails must not block a write
+            return None
+        if found is None or found[1] < self.settings.dense_duplicate_min:
+            return None
+        return found
 
     @cached_property
     def reviews(self) -> ReviewService:

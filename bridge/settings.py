@@ -265,6 +265,7 @@ class Settings(BaseSettings):
     dense_note_weight: float = Field(default=0.0, ge=0)
     dense_note_share: float = Field(default=0.5, ge=0, le=1)
     dense_depth: int = Field(default=100, ge=1, le=10_000)
+    dense_duplicate_min: float = Field(default=0.9, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------

@@ -53,6 +53,13 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def _duplicate_note(found: dict[str, object]) -> str:
+    return (
+        f"it nearly repeats `{found['path']}` (similarity {found['score']}); "
+        f"consider UPDATE `{found['path']}` instead"
+    )
+
+
 def plan_diff(plan: Plan) -> str:
     """The unified diff a reviewer sees for a plan."""
     return unified_diff((c.path, c.before, c.after) for c in plan.changes)
@@ -83,6 +90,7 @@ class CurationExecutor:
         lock_path: Path | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
         overviews_on_curate: bool = False,
+        near_duplicate: Callable[[str, str], tuple[str, float] | None] | None = None,
     ) -> None:
         self.store = store
         self.index = index
@@ -98,6 +106,9 @@ class CurationExecutor:
         # (the `overviews_on_curate` setting). Off for a bare executor, which then writes
         # nothing but its operations' notes.
         self.overviews_on_curate = overviews_on_curate
+        # (new path, its text) -> the existing note that text nearly repeats, and how closely;
+        # given by the wiring when the dense channel is on (`Bridge.near_duplicate`).
+        self.near_duplicate = near_duplicate
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -142,11 +153,21 @@ class CurationExecutor:
         if all(c.before == c.after for c in plan.changes):
             return OpResult(position, op.type, op.path, "applied", "no change: already so")
         decision, why = decide(self.policy, self.facts(plan))
-        notes = "".join(f"; note: {n}" for n in plan.notes)
+        duplicate = self._duplicate_of(plan)
+        extra = [] if duplicate is None else [_duplicate_note(duplicate)]
+        notes = "".join(f"; note: {n}" for n in [*plan.notes, *extra])
         if decision == "review":
-            review = self._add_review("pending", plan, author, why, now)
+            review = self._add_review("pending", plan, author, why + notes, now)
             message = f"waiting for review {review.id}: {why}{notes}"
-            return OpResult(position, op.type, op.path, "pending_review", message, review.id)
+            return OpResult(
+                position,
+                op.type,
+                op.path,
+                "pending_review",
+                message,
+                review.id,
+                duplicate_of=duplicate,
+            )
         try:
             snapshots = self.execute(plan, author, now, done)
         except WriteConflictError:
@@ -164,8 +185,26 @@ class CurationExecutor:
             review_id = review.id
             notes = f"; listed as review {review.id} (reject it to undo){notes}"
         return OpResult(
-            position, op.type, op.path, "applied", f"{plan.type} done{notes}", review_id
+            position,
+            op.type,
+            op.path,
+            "applied",
+            f"{plan.type} done{notes}",
+            review_id,
+            duplicate_of=duplicate,
         )
+
+    def _duplicate_of(self, plan: Plan) -> dict[str, object] | None:
+        """For a new note (an ADD, or an UPSERT that creates): the note it nearly repeats."""
+        op = plan.op
+        if self.near_duplicate is None or plan.type != "ADD":
+            return None
+        text = "\n".join(part for part in (op.title, op.summary, op.narrative) if part)
+        found = self.near_duplicate(op.path, text)
+        if found is None:
+            return None
+        path, score = found
+        return {"path": path, "score": round(score, 3), "suggestion": f"UPDATE {path}"}
 
     def _add_review(
         self,

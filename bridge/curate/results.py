@@ -2,7 +2,9 @@
 
 The JSON shape is a public interface (`curate --json`, the API, MCP):
 `{"results": [{"index", "type", "path", "status", "message", "review_id"}], "counts": {...},
-"git": null}` (`git`: why the configured git commit failed, else null).
+"git": null}` (`git`: why the configured git commit failed, else null); a result also has
+`existing` when an ADD met an existing entry, and `duplicate_of` when an ADD's text nearly
+repeats another note.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ class OpResult:
     message: str
     review_id: int | None = None
     existing: Mapping[str, Any] | None = field(default=None, compare=False)
+    # An ADD whose text nearly repeats an existing note: that note, the similarity and the
+    # operation to consider instead (`{"path", "score", "suggestion"}`).
+    duplicate_of: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -37,6 +42,7 @@ class OpResult:
             "message": self.message,
             "review_id": self.review_id,
             **({"existing": dict(self.existing)} if self.existing is not None else {}),
+            **({"duplicate_of": dict(self.duplicate_of)} if self.duplicate_of else {}),
         }
 
 

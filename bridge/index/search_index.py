@@ -716,8 +716,11 @@ class SearchIndex:
             return 0.0
         searcher = self._searchers["entries"]
         docs = max(1, searcher.num_docs)
+        paths = [p for nid in nids if (p := self._paths.get(nid)) is not None]
+        if not paths:
+            return 0.0
         among = tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(self.schema, "nid", list(nids)), 0.0
+            tantivy.Query.term_set_query(self.schema, "path", paths), 0.0
         )
         held: dict[int, float] = {}
         total = 0.0

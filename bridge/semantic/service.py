@@ -412,6 +412,22 @@ class SemanticIndex:
                 best[hit.nid] = hit.score
         return sorted(best.items(), key=lambda item: -item[1])[:limit]
 
+    def nearest(self, text: str, exclude: str | None = None) -> tuple[str, float] | None:
+        """The note whose passage is most like `text` (a new note's), and the cosine.
+
+        None when nothing is embedded yet or the text is in a language the model skips.
+        """
+        if len(self.matrix) == 0 or not text.strip():
+            return None
+        if not self.identity.serves(self.question_language(text)):
+            return None
+        vector = self.embedder.embed([text], "passage")[0]
+        for hit in self.matrix.search(vector, 8):
+            path = self.index.path_of(hit.nid)
+            if path is not None and path != exclude:
+                return path, hit.score
+        return None
+
     def find(self, text: str, scope: str | None, depth: int) -> DenseFound:
         """The engine's question (`DenseSearch`): the question's language and best passages."""
         lang = self.question_language(text)
