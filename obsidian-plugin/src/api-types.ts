@@ -16,6 +16,38 @@ export interface Status {
   llm_model: string | null;
   watching: boolean;
   pending_reviews: number;
+  /** Absent from bridges older than the dense channel. */
+  semantic?: SemanticStatus;
+}
+
+/** The dense channel: which sentence encoder, and how far embedding the vault got. */
+export interface SemanticStatus {
+  /** Null when the channel is off. */
+  model: string | null;
+  state: "off" | "embedding" | "ready";
+  /** Passages (sections of notes) with a vector. */
+  sections: number;
+  /** Notes whose passages all have vectors. */
+  embedded: number;
+  /** Notes waiting to be embedded. */
+  pending: number;
+  /** Notes per detected language. */
+  languages?: Record<string, number>;
+}
+
+/** One note like the asked one; `score` is the cosine of its best passage to that note. */
+export interface RelatedNote {
+  path: string;
+  title: string;
+  status: string | null;
+  score: number;
+}
+
+/** `GET /v1/similar/{path}`: `reason` says why `similar` is empty (not embedded yet, a language the model skips). */
+export interface SimilarResult {
+  path: string;
+  similar: RelatedNote[];
+  reason: string | null;
 }
 
 export interface QueryRequest {

@@ -13,6 +13,7 @@ import type {
   QueryResult,
   Review,
   ReviewFilter,
+  SimilarResult,
   Status,
   Task,
 } from "./api-types";
@@ -160,6 +161,11 @@ export class BridgeClient {
   /** Whether a source of an answer helped; a helpful one is credited as used. */
   feedback(request: FeedbackRequest): Promise<FeedbackResult> {
     return this.call<FeedbackResult>("POST", "/v1/feedback", request);
+  }
+
+  /** The notes most like `path` by meaning; 503 `semantic_off` when the dense channel is off. */
+  similar(path: string, limit = 10): Promise<SimilarResult> {
+    return this.call<SimilarResult>("GET", `/v1/similar/${encodePath(path)}?limit=${limit}`);
   }
 
   lifecycle(path: string): Promise<Lifecycle> {

@@ -1,4 +1,5 @@
-// The palette commands: ask, open the review queue, curate the active note, show its lifecycle.
+// The palette commands: ask, open the review queue, show related notes, curate the active note,
+// show its lifecycle.
 
 import { Notice, type App, type Plugin, type TFile } from "obsidian";
 import { BridgeError, errorMessage } from "./api";
@@ -21,6 +22,7 @@ export interface CommandContext {
   plugin: Plugin;
   host: BridgeHost;
   openReviewQueue: () => Promise<void>;
+  openRelatedNotes: () => Promise<void>;
 }
 
 function activeNote(app: App): TFile | null {
@@ -85,6 +87,11 @@ export function registerCommands(ctx: CommandContext): void {
     id: "open-review-queue",
     name: "Open review queue",
     callback: () => void ctx.openReviewQueue(),
+  });
+  plugin.addCommand({
+    id: "show-related-notes",
+    name: "Show related notes",
+    callback: () => void ctx.openRelatedNotes(),
   });
   plugin.addCommand({
     id: "curate-note",

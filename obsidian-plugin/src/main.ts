@@ -9,6 +9,7 @@ import { DEFAULT_SETTINGS, VaultBridgeSettingTab, type VaultBridgeSettings } fro
 import { StatusBar } from "./status-bar";
 import { obsidianRequest } from "./transport";
 import { QueryView, VIEW_TYPE_QUERY } from "./views/query-view";
+import { RelatedView, VIEW_TYPE_RELATED } from "./views/related-view";
 import { ReviewView, VIEW_TYPE_REVIEW } from "./views/review-view";
 
 export default class VaultBridgePlugin extends Plugin {
@@ -35,10 +36,12 @@ export default class VaultBridgePlugin extends Plugin {
 
     this.registerView(VIEW_TYPE_QUERY, (leaf) => new QueryView(leaf, this.hub));
     this.registerView(VIEW_TYPE_REVIEW, (leaf) => new ReviewView(leaf, this.hub));
+    this.registerView(VIEW_TYPE_RELATED, (leaf) => new RelatedView(leaf, this.hub));
     registerCommands({
       plugin: this,
       host: this.hub,
       openReviewQueue: () => this.reveal(VIEW_TYPE_REVIEW),
+      openRelatedNotes: () => this.reveal(VIEW_TYPE_RELATED),
     });
     this.addRibbonIcon("brain-circuit", "Ask memory", () => void this.reveal(VIEW_TYPE_QUERY));
     this.addSettingTab(new VaultBridgeSettingTab(this.app, this, this));

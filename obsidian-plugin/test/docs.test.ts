@@ -24,7 +24,7 @@ describe("docs/plugin.md", () => {
   it("has a row for every command", () => {
     const { app, plugin } = loadedPlugin();
     const host = new FakeHost(new FakeBridge());
-    registerCommands({ plugin: plugin as unknown as ObsidianPlugin, host, openReviewQueue: async () => undefined });
+    registerCommands({ plugin: plugin as unknown as ObsidianPlugin, host, openReviewQueue: async () => undefined, openRelatedNotes: async () => undefined });
     const names = Object.values(app.commands.commands).map((command) => command.name.replace(`${manifest.name}: `, ""));
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((name) => !docs.includes(`\n| ${name} |`))).toEqual([]);

@@ -2,7 +2,7 @@
 
 import type { App as ObsidianApp, WorkspaceLeaf as ObsidianLeaf } from "obsidian";
 import { BridgeClient, type HttpRequest, type HttpResponse } from "../src/api";
-import type { BridgeEvent, QueryResult, Review } from "../src/api-types";
+import type { BridgeEvent, QueryResult, Review, SimilarResult, Status } from "../src/api-types";
 import type { BridgeHost, ChangeListener } from "../src/hub";
 import { App, WorkspaceLeaf } from "./obsidian-shim";
 
@@ -116,6 +116,35 @@ export function review(overrides: Partial<Review> = {}): Review {
     policy: "human-written note",
     created: "2026-11-29T17:40:00+00:00",
     diff: DIFF,
+    ...overrides,
+  };
+}
+
+/** `/v1/status` of a connected bridge whose dense channel is ready. */
+export function statusBody(overrides: Partial<Status> = {}): Status {
+  return {
+    version: "0.1.0",
+    vault: "/v",
+    state_dir: "/s",
+    notes: 18,
+    generation: 3,
+    unresolved_links: 0,
+    llm_model: null,
+    watching: true,
+    pending_reviews: 2,
+    semantic: { model: "all-MiniLM-L6-v2", state: "ready", sections: 41, embedded: 18, pending: 0, languages: { en: 18 } },
+    ...overrides,
+  };
+}
+
+export function similarResult(overrides: Partial<SimilarResult> = {}): SimilarResult {
+  return {
+    path: "engineering/auth/jwt_expiry.md",
+    similar: [
+      { path: "engineering/auth/session_refresh.md", title: "Session refresh", status: "validated", score: 0.8123 },
+      { path: "engineering/adr/adr_011_token_lifetime.md", title: "ADR-011: token lifetime", status: null, score: 0.5 },
+    ],
+    reason: null,
     ...overrides,
   };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { BridgeClient, fetchRequest } from "../src/api";
 import { BridgeHub } from "../src/hub";
-import { statusBarText } from "../src/render/status-text";
+import { statusBarText, statusBarTitle } from "../src/render/status-text";
 import { describeConnection } from "../src/settings";
+import type { SemanticStatus } from "../src/api-types";
 import { StatusBar } from "../src/status-bar";
-import { FakeBridge, FakeHost, settle } from "./helpers";
+import { FakeBridge, FakeHost, settle, statusBody } from "./helpers";
 
-const status = { version: "0.1.0", vault: "/v", state_dir: "/s", notes: 18, generation: 3, unresolved_links: 0, llm_model: null, watching: true, pending_reviews: 2 };
+const status = statusBody();
 
 describe("status bar", () => {
   it("says connected and counts pending reviews", () => {
@@ -40,6 +41,66 @@ describe("status bar", () => {
     element.click();
     expect(onClick).toHaveBeenCalledTimes(1);
     bar.stop();
+  });
+});
+
+describe("status bar while the bridge embeds the vault", () => {
+  const semantic = (state: SemanticStatus["state"], embedded: number, pending: number): SemanticStatus => ({
+    model: state === "off" ? null : "all-MiniLM-L6-v2",
+    state,
+    sections: embedded * 3,
+    embedded,
+    pending,
+    languages: { en: embedded },
+  });
+  const connected = (value: SemanticStatus | undefined, pending = 0) => ({ connected: true, pending, error: null, semantic: value });
+
+  it("shows the progress only while embedding, and nothing extra when ready or off", () => {
+    expect(statusBarText(connected(semantic("embedding", 1234, 5337)))).toBe("Vault Bridge: connected · memory: embedding 1,234/6,571");
+    expect(statusBarText(connected(semantic("embedding", 3, 15), 2))).toBe("Vault Bridge: 2 pending reviews · memory: embedding 3/18");
+    expect(statusBarText(connected(semantic("ready", 18, 0)))).toBe("Vault Bridge: connected");
+    expect(statusBarText(connected(semantic("off", 0, 0)))).toBe("Vault Bridge: connected");
+    expect(statusBarText(connected(undefined))).toBe("Vault Bridge: connected"); // a bridge older than the channel
+    expect(statusBarTitle(connected(semantic("embedding", 3, 15)))).toContain("Embedding notes with all-MiniLM-L6-v2");
+    expect(statusBarTitle(connected(semantic("ready", 18, 0)))).toBe("Connected to Vault Bridge. Click to open the review queue.");
+  });
+
+  it("follows the progress with no event until the vault is embedded, then stops asking", async () => {
+    vi.useFakeTimers();
+    try {
+      let embedded = 5;
+      const bridge = new FakeBridge({
+        "GET /v1/status": () => ({ body: statusBody({ pending_reviews: 0, semantic: semantic(embedded < 18 ? "embedding" : "ready", embedded, 18 - embedded) }) }),
+      });
+      const element = document.createElement("div");
+      const bar = new StatusBar(element, new FakeHost(bridge), vi.fn(), 1000);
+      bar.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(element.textContent).toBe("Vault Bridge: connected · memory: embedding 5/18");
+      embedded = 12;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(element.textContent).toBe("Vault Bridge: connected · memory: embedding 12/18");
+      embedded = 18;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(element.textContent).toBe("Vault Bridge: connected");
+      const reads = bridge.calls("GET", "/v1/status").length;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(bridge.calls("GET", "/v1/status")).toHaveLength(reads);
+
+      // Stopped mid-embedding (the plugin unloads): no read after that.
+      embedded = 7;
+      bar.stop();
+      await bar.refresh();
+      expect(element.textContent).toBe("Vault Bridge: connected · memory: embedding 7/18");
+      bar.start();
+      await vi.advanceTimersByTimeAsync(0);
+      bar.stop();
+      const stopped = bridge.calls("GET", "/v1/status").length;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(bridge.calls("GET", "/v1/status")).toHaveLength(stopped);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -41,6 +41,32 @@ export class Vault {
   }
 }
 
+/** What `on` returns; `registerEvent` or `offref` detaches it. */
+export interface EventRef {
+  off(): void;
+}
+
+/** Obsidian's Events: named callbacks, called in order by `trigger`. */
+export class Events {
+  private handlers = new Map<string, Set<(...data: unknown[]) => unknown>>();
+
+  on(name: string, callback: (...data: never[]) => unknown): EventRef {
+    const handler = callback as (...data: unknown[]) => unknown;
+    const set = this.handlers.get(name) ?? new Set();
+    set.add(handler);
+    this.handlers.set(name, set);
+    return { off: () => set.delete(handler) };
+  }
+
+  offref(ref: EventRef): void {
+    ref.off();
+  }
+
+  trigger(name: string, ...data: unknown[]): void {
+    for (const handler of [...(this.handlers.get(name) ?? [])]) handler(...data);
+  }
+}
+
 /** Obsidian's Component: children of a plugin or a view, cleaned up on unload. */
 export class Component {
   loaded = false;
@@ -59,6 +85,9 @@ export class Component {
   onunload(): void {}
   register(cleanup: () => unknown): void {
     this.cleanups.push(cleanup);
+  }
+  registerEvent(ref: EventRef): void {
+    this.register(() => ref.off());
   }
   registerInterval(id: number): number {
     this.register(() => window.clearInterval(id));
@@ -110,6 +139,7 @@ export class WorkspaceLeaf {
     this.view = view;
     this.containerEl.dataset.type = state.type;
     this.containerEl.appendChild(view.containerEl);
+    view.load();
     await view.onOpen();
     if (state.active) await this.app.workspace.revealLeaf(this);
   }
@@ -130,10 +160,12 @@ export class WorkspaceLeaf {
     this.view = null;
     view.containerEl.remove();
     await view.onClose();
+    view.unload(); // drops what the view registered (workspace events, intervals)
   }
 }
 
-export class Workspace {
+/** The workspace; its events (`file-open`, `active-leaf-change`) are fired by whoever plays the app. */
+export class Workspace extends Events {
   opened: OpenedLink[] = [];
   active: TFile | null = null;
   onOpen: ((link: OpenedLink) => void) | null = null;
@@ -142,7 +174,9 @@ export class Workspace {
   /** Where right-sidebar leaves go; the page places it. */
   rightSplitEl = div("workspace-split mod-right-split");
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: App) {
+    super();
+  }
 
   async openLinkText(linktext: string, sourcePath: string, _newLeaf?: unknown, state?: unknown): Promise<void> {
     const link = { linktext, sourcePath, state: state ?? null };

@@ -183,10 +183,36 @@ export function getIcon(iconId: string): SVGSVGElement | null {
   return svg;
 }
 
-export function debounce<A extends unknown[]>(callback: (...args: A) => unknown, wait = 0, _resetTimer?: boolean): (...args: A) => void {
+/** Obsidian's Debouncer: the call, plus `cancel` (drop a pending one) and `run` (do it now). */
+export interface Debouncer<A extends unknown[], V> {
+  (...args: A): Debouncer<A, V>;
+  cancel(): Debouncer<A, V>;
+  run(): V | void;
+}
+
+export function debounce<A extends unknown[], V>(callback: (...args: A) => V, wait = 0, _resetTimer?: boolean): Debouncer<A, V> {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  return (...args: A) => {
+  let last: A | null = null;
+  const fire = (): V | void => {
     if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(() => callback(...args), wait);
+    timer = null;
+    if (!last) return;
+    const args = last;
+    last = null;
+    return callback(...args);
   };
+  const debounced = ((...args: A) => {
+    if (timer !== null) clearTimeout(timer);
+    last = args;
+    timer = setTimeout(fire, wait);
+    return debounced;
+  }) as Debouncer<A, V>;
+  debounced.cancel = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    last = null;
+    return debounced;
+  };
+  debounced.run = fire;
+  return debounced;
 }
