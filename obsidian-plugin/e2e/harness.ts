@@ -126,9 +126,12 @@ const harness = {
     app.setting.close();
   },
 
-  /** Makes a note the active file, as opening it in the editor would. */
+  /** Makes a note the active file and fires the workspace's events, as opening it in the editor would. */
   openNote(path: string, content: string): void {
-    app.workspace.active = new TFile(path, content);
+    const file = new TFile(path, content);
+    app.workspace.active = file;
+    app.workspace.trigger("file-open", file);
+    app.workspace.trigger("active-leaf-change", null);
   },
 
   /** The view types of the open leaves, the active one marked with `*`. */

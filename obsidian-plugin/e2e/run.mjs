@@ -2,8 +2,9 @@
 // Debian Chromium, on the `obsidian` stand-in, against a real `vault-bridge serve` on a temp
 // vault. It connects from Settings (Find bridge, Test connection), asks from the ribbon's view
 // (sources credited by a thumbs-up or an open, not by a thumbs-down or by appearing; excerpts
-// only without an LLM), runs every command from the palette, and reviews two agent edits that
-// arrive live (approve: the note changes on disk; reject with a reason: it does not).
+// only without an LLM), runs every command from the palette, lists the notes related to the
+// active note once the bridge has embedded the vault, and reviews two agent edits that arrive
+// live (approve: the note changes on disk; reject with a reason: it does not).
 //
 //   npm run test:e2e    (needs ../.venv from `make setup`, a current main.js from
 //                        `npm run build`, and /usr/bin/chromium)
@@ -22,6 +23,7 @@ import { bundleProblem } from "../build-check.mjs";
 import { connect } from "./flows/connect.mjs";
 import { runEveryCommand } from "./flows/commands.mjs";
 import { askAndOpenSources, askNeedingAnLlm, openFromRibbon } from "./flows/query.mjs";
+import { followRelatedNotes } from "./flows/related.mjs";
 import { reviewEdits } from "./flows/review.mjs";
 import { freePort, initVault, isolatedDirs, startBridge } from "./lib/bridge.mjs";
 import { CEILING_MS, step } from "./lib/page.mjs";
@@ -122,9 +124,10 @@ async function main() {
     await askAndOpenSources(page, bridge, screenshots);
     await askNeedingAnLlm(page);
     await runEveryCommand(page, bridge, vault);
+    await followRelatedNotes(page, bridge, vault, screenshots);
     await reviewEdits(page, bridge, vault, screenshots);
     assert.deepEqual(errors, [], "errors in the page");
-    step(`screenshots in ${screenshots}: plugin-settings.png, query-view.png, review-view.png`);
+    step(`screenshots in ${screenshots}: plugin-settings.png, query-view.png, related-view.png, review-view.png`);
     step("passed");
   } finally {
     for (const cleanup of cleanups.reverse()) {

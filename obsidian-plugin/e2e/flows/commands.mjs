@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { accessCount, BADGE, call, CEILING_MS, REVIEW, step, waitForCall } from "../lib/page.mjs";
 import { JWT } from "./query.mjs";
+import { relatedPanelOpens } from "./related.mjs";
 
 const MODAL = ".modal-container:not(:has(.mod-settings)) .modal";
 
@@ -57,6 +58,7 @@ async function showLifecycle(page, bridge) {
 const CHECKS = {
   "vault-bridge:ask-memory": { note: false, check: askInAModal },
   "vault-bridge:open-review-queue": { note: false, check: reviewQueueOpens },
+  "vault-bridge:show-related-notes": { note: false, check: relatedPanelOpens },
   "vault-bridge:curate-note": { note: true, check: curateWithoutAnLlm },
   "vault-bridge:show-lifecycle": { note: true, check: showLifecycle },
 };

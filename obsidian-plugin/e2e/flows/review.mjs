@@ -45,7 +45,7 @@ export async function reviewEdits(page, bridge, vault, screenshots) {
   await page.waitForFunction(() => window.vaultBridgeHarness.leaves().includes("vault-bridge-query*"));
   await page.click(STATUS);
   await page.waitForFunction(() => window.vaultBridgeHarness.leaves().includes("vault-bridge-review*"));
-  assert.deepEqual(await call(page, "leaves"), ["vault-bridge-query", "vault-bridge-review*"], "a second view was opened");
+  assert.deepEqual(await call(page, "leaves"), ["vault-bridge-query", "vault-bridge-review*", "vault-bridge-related"], "a second view was opened");
 
   const card = (path) => `${REVIEW} .vb-review[data-path="${path}"]`;
   assert.ok((await page.$$(`${card(JWT)} .vb-diff-add`)).length > 0, "the diff has no coloured additions");

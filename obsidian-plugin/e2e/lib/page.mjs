@@ -13,6 +13,7 @@ export const CEILING_MS = 300_000;
 /** The right-sidebar leaves holding the plugin's views, and its status-bar item. */
 export const QUERY = '.workspace-leaf[data-type="vault-bridge-query"]';
 export const REVIEW = '.workspace-leaf[data-type="vault-bridge-review"]';
+export const RELATED = '.workspace-leaf[data-type="vault-bridge-related"]';
 export const STATUS = ".status-bar-item.plugin-vault-bridge";
 export const BADGE = /^tier \d( · excerpts only)? · [\d.]+ (ms|s)$/;
 
