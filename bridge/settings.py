@@ -161,6 +161,20 @@ class Settings(BaseSettings):
         parse_decay_time(value)
         return value.strip()
 
+    @field_validator("embed_model", mode="after")
+    @classmethod
+    def _check_embed_model(cls, value: str) -> str:
+        name = value.strip()
+        if name.lower() == "off" or name == "all-MiniLM-L6-v2":
+            return name
+        prefix, sep, rest = name.partition(":")
+        if sep and prefix in ("fastembed", "litellm") and rest.strip():
+            return name
+        raise ValueError(
+            "must be all-MiniLM-L6-v2 (the bundled model), fastembed:<model>, "
+            "litellm:<model> or off"
+        )
+
     @model_validator(mode="after")
     def _check_lifecycle(self) -> Settings:
         # Fail at load time, naming the rule, rather than at the first decay run at 03:00.
@@ -265,7 +279,7 @@ class Settings(BaseSettings):
     dense_note_weight: float = Field(default=0.0, ge=0)
     dense_note_share: float = Field(default=0.5, ge=0, le=1)
     dense_depth: int = Field(default=100, ge=1, le=10_000)
-    dense_duplicate_min: float = Field(default=0.9, ge=0, le=1)
+    dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -87,4 +89,4 @@ def test_passages_cover_blocks_in_order_without_overlap(
     out = passages("T", _blocks(*items), words=words)
     spans = [(p.first, p.last) for p in out]
     assert all(first <= last for first, last in spans)
-    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))

@@ -76,9 +76,7 @@ def test_vectors_are_kept_across_restarts_and_reindexes_and_follow_a_move(
         after_move.close()
 
 
-def test_an_edited_note_is_embedded_again_and_only_it(
-    template_vault: Path, tmp_path: Path
-) -> None:
+def test_an_edited_note_is_embedded_again_and_only_it(template_vault: Path, tmp_path: Path) -> None:
     state = tmp_path / "state"
     _embedded(template_vault, state).close()
     note = template_vault / "engineering" / "deploy" / "rollback.md"

@@ -1,0 +1,80 @@
+"""A vault in several languages: an English question gets English notes first, the English model
+embeds only English notes, and a note's declared `lang` wins over detection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+
+NOTES = {
+    "en/Sync your notes.md": (
+        "# Sync your notes\n\nKeep your vault the same on your phone and your laptop: sync "
+        "copies every change to your other devices within seconds, and keeps older versions "
+        "of each note so you can go back to one.\n"
+    ),
+    "de/Notizen synchronisieren.md": (
+        "# Notizen synchronisieren\n\nHalte deinen Tresor auf Telefon und Laptop gleich: Sync "
+        "kopiert jede Änderung in Sekunden auf deine anderen Geräte und bewahrt ältere "
+        "Versionen jeder Notiz auf, damit du zu einer zurückkehren kannst. Sync laptop phone.\n"
+    ),
+    "zh/同步笔记.md": (
+        "# 同步笔记\n\n让你的手机和笔记本电脑上的库保持一致：同步会在几秒钟内把每个更改复制到"
+        "你的其他设备上，并保留每条笔记的旧版本。Sync laptop phone vault.\n"
+    ),
+    "en/Back up your vault.md": (
+        "# Back up your vault\n\nCopy the vault folder to an external drive or a cloud folder "
+        "once a week; a backup is a copy you restore from when a disk fails.\n"
+    ),
+    "fr-notes/Carnet.md": "---\nlang: fr\n---\n# Carnet\n\nshort\n",
+}
+
+
+@pytest.fixture
+def multilingual(tmp_path: Path) -> Bridge:
+    vault = tmp_path / "vault"
+    for path, text in NOTES.items():
+        target = vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    (vault / ".obsidian").mkdir()
+    bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / "state"))
+    bridge.sync()
+    bridge.prepare_semantic(embed=True)
+    return bridge
+
+
+def test_an_english_question_gets_the_english_note_first(multilingual: Bridge) -> None:
+    try:
+        found = multilingual.engine.search(
+            "how do I keep my notes identical on my phone and laptop?", limit=5
+        )
+        assert found.sources[0].path == "en/Sync your notes.md"
+        # The German page holds the question's English words too ("sync laptop phone").
+        lexical = multilingual.engine.search("sync laptop phone", limit=5)
+        assert lexical.sources[0].path.startswith("en/")
+    finally:
+        multilingual.close()
+
+
+def test_the_english_model_embeds_english_notes_only(multilingual: Bridge) -> None:
+    try:
+        status = multilingual.semantic_status()
+        languages = status["languages"]
+        assert isinstance(languages, dict)
+        assert languages.get("en") == 2 and languages.get("de") == 1 and languages.get("zh") == 1
+        assert languages.get("fr") == 1  # declared in frontmatter: too short to detect
+        assert status["sections"] == 2  # only the English notes have passages
+    finally:
+        multilingual.close()
+
+
+def test_a_chinese_question_gets_the_chinese_note_first(multilingual: Bridge) -> None:
+    try:
+        found = multilingual.engine.search("怎么同步笔记到手机？", limit=3)
+        assert found.sources[0].path == "zh/同步笔记.md"
+    finally:
+        multilingual.close()
