@@ -198,7 +198,6 @@ def engine_params(settings: Settings, off_topic_below: float | None = None) -> E
     )
     dense = DenseParams(
         block_weight=settings.dense_block_weight,
-        note_weight=settings.dense_note_weight,
         note_share=settings.dense_note_share,
         depth=settings.dense_depth,
         other_language=settings.dense_other_language,

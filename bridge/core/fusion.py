@@ -36,7 +36,6 @@ class DenseParams:
     """Weights of the dense channel; each one is a setting (docs/configuration.md)."""
 
     block_weight: float = 0.6
-    note_weight: float = 0.0
     note_share: float = 0.5
     depth: int = 100
     other_language: float = 0.5

@@ -186,8 +186,6 @@ def block_scores(
     notes: Collection[int] | None = None,
     dense: Mapping[BlockKey, float] | None = None,
     dense_weight: float = 0.0,
-    dense_notes: Mapping[int, float] | None = None,
-    dense_note_weight: float = 0.0,
 ) -> dict[BlockKey, float]:
     """The block-ranking rule: block + 0.4 window + 0.5 entry, then + 0.4 best neighbour.
 
@@ -244,12 +242,6 @@ def block_scores(
             part = dget(k)
             if part:
                 stage1[k] += dense_weight * part
-    if dense_notes and dense_note_weight > 0:
-        nget = dense_notes.get
-        for k in scored:
-            part = nget(k[0])
-            if part:
-                stage1[k] += dense_note_weight * part
     for key in related:
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}

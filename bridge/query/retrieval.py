@@ -201,8 +201,6 @@ class Retriever:
             notes=allowed,
             dense=dense_blocks,
             dense_weight=dp.block_weight,
-            dense_notes=dense_notes,
-            dense_note_weight=dp.note_weight,
         )
         if demoted:
             for key in priority:

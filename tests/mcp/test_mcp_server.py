@@ -26,6 +26,7 @@ TOOLS = {
     "memory_feedback",
     "memory_guide",
     "memory_tree",
+    "memory_related",
 }
 
 
