@@ -151,16 +151,18 @@ def run_bridge(
         )
         scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
         latencies: list[float] = []
+        flagged = 0  # answerable questions answered "Nothing in memory" (all are answerable)
         for budget in BUDGETS:
             for q in questions:
                 start = time.perf_counter()
                 scope = f"conversations/{q.conversation}"
                 result = engine.query(q.text, budget_words=budget, limit=100, scope=scope)
+                flagged += result.ood
                 latencies.append((time.perf_counter() - start) * 1000)
                 assert result.words <= budget, (q.text, result.words)
                 excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
                 scores[budget].append((q.category, recall(q, excerpts, texts)))
-    return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
+    return _summarise(scores) | {"latency_ms": _percentiles(latencies), "ood": flagged}
 
 
 def run_deployed(

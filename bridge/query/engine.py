@@ -142,7 +142,7 @@ class QueryEngine:
             return False
         if entry.evidence is None:
             return False
-        mine = self.retriever.evidence_for(terms, entry.evidence, scope)
+        mine = self.retriever.evidence.evidence_for(terms, entry.evidence, scope)
         return route(mine, self.params.tiers) == route(entry.evidence, self.params.tiers)
 
     def search(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
@@ -28,11 +28,12 @@ from bridge.core.ranking import (
     pack,
 )
 from bridge.core.tiers import Evidence
-from bridge.index.analysis import QueryTerms, analyze
+from bridge.index.analysis import QueryTerms
 from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
+from bridge.query.evidence import EvidenceReader
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
@@ -92,7 +93,7 @@ class Retriever:
         self.lifecycle = lifecycle
         self.params = params
         self.clock = clock
-        self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+        self.evidence = EvidenceReader(index, params)
         # On a large index the window search runs beside the entry and block searches:
         # tantivy releases the GIL while it searches, so on a second core they overlap.
         # Measured with the thread on and off (`retrieve` alternated in one process; with
@@ -119,12 +120,12 @@ class Retriever:
         budget packing. `text` is the question as asked: the dense channel embeds it."""
         p, rp = self.params, self.params.ranking
         if terms.empty:
-            return Retrieval([], self._evidence(terms, [], scope), 0)
+            return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
             dense_later = self._searches.submit(self.dense.find, text, scope, p.dense.depth)
-        speaker = self._named_speaker(terms)
+        speaker = self.evidence.named_speaker(terms)
         windows_later = None
         wanted = self.window_count(budget)
         if self.index.document_count("windows") >= p.overlap_windows:
@@ -245,7 +246,7 @@ class Retriever:
         # The word counts packing made, for the sources `limit` kept.
         shown = {s.path for s in sources}
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
-        return Retrieval(sources, self._evidence(terms, entry_hits, scope, dense), used)
+        return Retrieval(sources, self.evidence.evidence(terms, entry_hits, scope, dense), used)
 
     def _counted(self, order: Iterator[BlockKey], words: dict[BlockKey, int]) -> Iterator[BlockKey]:
         """`order` with the excerpt words of the blocks only the dense channel found (the
@@ -421,100 +422,3 @@ class Retriever:
                     targets.append(stamp.nid)
             related[nid] = targets
         return related
-
-    def _names_any_speaker(self, terms: QueryTerms) -> bool:
-        """True when the question names at least one transcript speaker of the vault."""
-        self._named_speaker(terms)  # fills the speakers' terms
-        if self._speaker_terms is None:
-            return False
-        words = set(terms.words)
-        return any(toks and toks <= words for toks in self._speaker_terms[1].values())
-
-    def _named_speaker(self, terms: QueryTerms) -> str | None:
-        """The one transcript speaker the query names, if exactly one."""
-        speakers = self.index.speakers()
-        if not speakers:
-            return None
-        if self._speaker_terms is None or self._speaker_terms[0] != speakers:
-            self._speaker_terms = (speakers, {s: frozenset(analyze(s)) for s in speakers})
-        words = set(terms.words)
-        named = [s for s, toks in self._speaker_terms[1].items() if toks and toks <= words]
-        return named[0] if len(named) == 1 else None
-
-    def _evidence(
-        self,
-        terms: QueryTerms,
-        entry_hits: Sequence[Hit],
-        scope: str | None,
-        dense: DenseFound | None = None,
-    ) -> Evidence:
-        scale = self.params.ranking.relevance_scale
-        scores = [normalised_relevance(h.score, scale) for h in entry_hits]
-        top = scores[0] if scores else 0.0
-        second = scores[1] if len(scores) > 1 else 0.0
-        # A scoped query judges "out of domain" within its folder, like its ranking does.
-        entries = self.index.note_count(scope)
-        dense_top = dense.top if dense is not None and dense.hits else None
-        all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top)
-        coverage, speaker = 1.0, False
-        tp = self.params.tiers
-        low = dense_top is not None and tp.ood_dense is not None and dense_top < tp.ood_dense
-        if low and not all_found:  # the other ways out of "nothing in memory", on need
-            coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:20]])
-            speaker = self._names_any_speaker(terms)
-        return Evidence(
-            top_rel=top,
-            second_rel=second,
-            hits=len(scores),
-            entries_in_vault=entries,
-            all_terms_found=all_found,
-            unknown_long_terms=unknown,
-            long_terms=len(terms.long_words),
-            has_terms=not terms.empty,
-            dense_top=dense_top,
-            term_coverage=coverage,
-            names_speaker=speaker,
-        )
-
-    def evidence_for(self, terms: QueryTerms, base: Evidence, scope: str | None) -> Evidence:
-        """`base`, another query's evidence, with this query's out-of-domain inputs.
-
-        For two queries whose known words are the same (tier 1), the searches find the same
-        hits; only what the OOD rule counts (unknown words, all words found) can differ.
-        """
-        all_found, unknown = self._ood_inputs(
-            terms, base.top_rel, base.entries_in_vault, scope, base.dense_top
-        )
-        return replace(
-            base,
-            all_terms_found=all_found,
-            unknown_long_terms=unknown,
-            long_terms=len(terms.long_words),
-            has_terms=not terms.empty,
-        )
-
-    def _ood_inputs(
-        self,
-        terms: QueryTerms,
-        top: float,
-        entries: int,
-        scope: str | None,
-        dense_top: float | None = None,
-    ) -> tuple[bool, int]:
-        """(some note has every term, long words unknown to the vault), where they matter."""
-        tp = self.params.tiers
-        if terms.empty:
-            return True, 0
-        if dense_top is not None and tp.ood_dense is not None:
-            # The dense channel decides (`is_out_of_domain`); every term in one note can
-            # still overrule a low similarity (an error code, a name the model cannot read).
-            if dense_top >= tp.ood_dense:
-                return True, 0
-            return self.index.all_terms_match(terms, scope), 0
-        # The extra lookups only matter in the band where they can change the decision.
-        band = tp.ood_rel <= top < tp.ood_unknown_rel
-        if entries < tp.ood_min_entries or not band:
-            return True, 0
-        all_found = self.index.all_terms_match(terms, scope)
-        unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))
-        return all_found, unknown

@@ -10,36 +10,23 @@ this catches up beside it, one core at most, changed notes first.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from bridge.core.entry import METADATA_SECTIONS
 from bridge.core.fusion import PassageHit
-from bridge.core.language import letter_count, note_language, sure_language
-from bridge.core.passages import (
-    PASSAGE_RULE,
-    Passage,
-    PassageBlock,
-    boilerplate_lines,
-    note_lines,
-    passages,
-    readable,
-)
-from bridge.index.manifest import NoteRecord
+from bridge.core.language import sure_language
 from bridge.index.search_index import SearchIndex
 from bridge.query.dense import DenseFound
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.matrix import DenseHit, PassageMatrix
 from bridge.semantic.model import Embedder, Vectors
-from bridge.semantic.store import StoredNote, Unit, VectorStore
+from bridge.semantic.planner import NotePlan, PassagePlanner, units_of
+from bridge.semantic.store import StoredNote, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +34,6 @@ _NOTES_PER_STEP = 64  # notes planned at a time
 _BOILERPLATE_NOTES = 200  # from this many notes, template lines are counted
 _BATCH = 32  # passages embedded per model call
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class _Plan:
-    path: str
-    nid: int
-    content: str
-    lang: str | None
-    passages: tuple[Passage, ...]
 
 
 class SemanticIndex:
@@ -76,9 +54,14 @@ class SemanticIndex:
         self.embedder = embedder
         self.identity = embedder.identity
         self.detector = detector or LanguageDetector()
-        self.declared = declared or (lambda path: None)
-        self.passage_words = passage_words
-        self.passages_per_note = passages_per_note
+        self.planner = PassagePlanner(
+            index,
+            self.identity,
+            self.detector,
+            declared or (lambda path: None),
+            passage_words,
+            passages_per_note,
+        )
         self.matrix = PassageMatrix(self.identity.dim)
         self._cond = threading.Condition()
         self._queue: dict[str, None] = {}  # paths to (re)plan, oldest first
@@ -92,7 +75,6 @@ class SemanticIndex:
         self._thread: threading.Thread | None = None
         self.embedded_now = 0  # passages embedded by this process (not loaded)
         self._scopes: dict[str, tuple[int, frozenset[int]]] = {}
-        self.boilerplate: frozenset[str] = frozenset()
         index.add_commit_listener(self._changed)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -102,8 +84,8 @@ class SemanticIndex:
         are loaded from the vector file when their turn comes, without embedding."""
         self._stored = self.store.notes()
         records = self.index.all_records()
-        self.boilerplate = self._boilerplate(records)
-        plan = self._plan_signature()
+        self.planner.count_boilerplate(self.store, records)
+        plan = self.planner.signature()
         if self.store.meta("plan") != plan:
             # Passages are cut by other rules now: every note is planned again, and only
             # passages whose text changed are embedded (vectors are keyed by text).
@@ -116,31 +98,6 @@ class SemanticIndex:
             for rec in records:
                 self._queue.setdefault(rec.path, None)
             self._cond.notify_all()
-
-    def _plan_signature(self) -> str:
-        """What passages depend on besides a note's text: the rule, its sizes, the template."""
-        parts = [PASSAGE_RULE, self.passage_words, self.passages_per_note, sorted(self.boilerplate)]
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
-
-    def _boilerplate(self, records: Sequence[NoteRecord]) -> frozenset[str]:
-        """The vault's template lines, counted once per vector file and kept with it.
-
-        Frozen once counted: a line that later crosses the threshold would otherwise change
-        the passages of every note holding it, and each would be embedded again. Counted from
-        `_BOILERPLATE_NOTES` notes on; a smaller vault cannot tell a template from chance.
-        """
-        kept = self.store.meta("boilerplate")
-        if kept is not None:
-            return frozenset(json.loads(kept))
-        if len(records) < _BOILERPLATE_NOTES:
-            return frozenset()
-        counts: Counter[str] = Counter()
-        for rec in records:
-            texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
-            counts.update(note_lines([texts[k].text for k in sorted(texts)]))
-        found = boilerplate_lines(counts, len(records))
-        self.store.set_meta("boilerplate", json.dumps(sorted(found)))
-        return found
 
     def start(self) -> None:
         """Embed in a background thread (low priority), as `serve` does."""
@@ -214,7 +171,7 @@ class SemanticIndex:
                 self._working = False
                 self._cond.notify_all()
 
-    def _plan(self, path: str) -> _Plan | None:
+    def _plan(self, path: str) -> NotePlan | None:
         stamp = self.index.stamp(path)
         if stamp is None:
             self._drop(path)
@@ -223,45 +180,13 @@ class SemanticIndex:
         rec = self.index.records([stamp.nid]).get(stamp.nid)
         if rec is None:
             return None  # not committed yet: its commit will queue it again
-        stored = self._stored.pop(path, None)
-        newly_served = stored is not None and not stored.units and stored.lang is not None
-        if newly_served and stored is not None and self.identity.serves(stored.lang):
-            stored = None  # skipped for its language before; the model serves it now
-        if stored is not None and stored.content == rec.content:
-            units = stored.units
-            found = [_passage_of(u) for u in units]
-            return _Plan(path, rec.nid, rec.content, stored.lang, tuple(found))
-        return self._fresh_plan(rec)
+        return self.planner.from_store(rec, self._stored.pop(path, None))
 
-    def _fresh_plan(self, rec: NoteRecord) -> _Plan:
-        texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
-        blocks = [
-            PassageBlock(
-                ord_,
-                block.heading,
-                block.text,
-                block.heading.rsplit(" > ", 1)[-1].strip().lower() in METADATA_SECTIONS,
-            )
-            for (_, ord_), block in sorted(texts.items())
-        ]
-        lang = self._language(rec.path, [b.text for b in blocks])
-        if not self.identity.serves(lang):
-            return _Plan(rec.path, rec.nid, rec.content, lang, ())
-        found = passages(
-            rec.title, blocks, self.passage_words, self.passages_per_note, self.boilerplate
-        )
-        return _Plan(rec.path, rec.nid, rec.content, lang, tuple(found))
-
-    def _fresh_plan_of(self, plan: _Plan) -> _Plan:
+    def _fresh_plan_of(self, plan: NotePlan) -> NotePlan:
         rec = self.index.records([plan.nid]).get(plan.nid)
-        return plan if rec is None else self._fresh_plan(rec)
+        return plan if rec is None else self.planner.fresh(rec)
 
-    def _language(self, path: str, texts: Sequence[str]) -> str | None:
-        sample = " ".join(t for t in readable(texts) if t)[:2000]
-        detected = self.detector.best(sample) if sample else None
-        return note_language(self.declared(path), path, detected, letter_count(sample))
-
-    def _embed(self, plans: Sequence[_Plan], embed: bool = True) -> None:
+    def _embed(self, plans: Sequence[NotePlan], embed: bool = True) -> None:
         keys = [p.key for plan in plans for p in plan.passages]
         vectors = self.store.vectors(keys)
         # A stored note whose vectors were collected since: plan it from its blocks again.
@@ -286,21 +211,13 @@ class SemanticIndex:
                 if all(p.key in vectors for p in plan.passages):
                     self._serve(plan, np.array([vectors[p.key] for p in plan.passages]))
             return
-        stored = [
-            StoredNote(
-                plan.path,
-                plan.content,
-                plan.lang,
-                tuple(Unit(p.first, p.last, p.key) for p in plan.passages),
-            )
-            for plan in plans
-        ]
+        stored = [units_of(plan) for plan in plans]
         self.store.save(stored, new)
         self.embedded_now += len(new)
         for plan in plans:
             self._serve(plan, np.array([vectors[p.key] for p in plan.passages]))
 
-    def _serve(self, plan: _Plan, vectors: Vectors) -> None:
+    def _serve(self, plan: NotePlan, vectors: Vectors) -> None:
         old = self._nid.get(plan.path)
         if old is not None and old != plan.nid:
             self._drop(plan.path)
@@ -454,20 +371,6 @@ class SemanticIndex:
             self._scopes.clear()
         self._scopes[scope] = (version, nids)
         return nids
-
-
-def _passage_of(unit: Unit) -> Passage:
-    """A stored passage: its text is not kept (the key names its vector), only its span."""
-    return _KeyedPassage(unit.first, unit.last, "", unit.key)
-
-
-@dataclass(frozen=True)
-class _KeyedPassage(Passage):
-    stored_key: bytes = b""
-
-    @property
-    def key(self) -> bytes:
-        return self.stored_key
 
 
 def _lower_priority() -> None:

@@ -1,0 +1,1 @@
+"""The dense channel: sentence embeddings of the vault's passages, searched by meaning."""
