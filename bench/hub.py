@@ -112,6 +112,35 @@ def summarise(asked: list[Asked]) -> dict[str, Any]:
     }
 
 
+def speed(bridge: Bridge, data: dict[str, Any], rounds: int) -> dict[str, Any]:
+    """Tier-2 retrieval time with and without the dense channel, alternated question by
+    question in this process (same vault, same index, same moment): `search` runs the
+    retrieval a query's tier 2 runs, without the caches that would answer a repeat."""
+    questions = [q["question"] for q in data["questions"]]
+    retriever = bridge.engine.retriever
+    dense = retriever.dense
+    times: dict[str, list[float]] = {"hybrid": [], "lexical": []}
+    for _ in range(rounds):
+        for text in questions:
+            for label, channel in (("hybrid", dense), ("lexical", None)):
+                retriever.dense = channel
+                start = time.perf_counter()
+                bridge.engine.search(text, limit=10)
+                times[label].append((time.perf_counter() - start) * 1000)
+    retriever.dense = dense
+
+    def cut(values: list[float]) -> dict[str, float]:
+        ordered = sorted(values)
+        return {
+            "p50": round(statistics.median(ordered), 2),
+            "p99": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2),
+        }
+
+    out = {label: cut(values) for label, values in times.items()}
+    out["p50_ratio"] = round(out["hybrid"]["p50"] / out["lexical"]["p50"], 2)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, required=True)
@@ -120,6 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--per-question", action="store_true")
+    parser.add_argument(
+        "--speed",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="also time tier-2 retrieval with and without the dense channel, alternated",
+    )
     args = parser.parse_args(argv)
     data = json.loads(args.questions.read_text(encoding="utf-8"))
     import tempfile
@@ -134,12 +170,14 @@ def main(argv: list[str] | None = None) -> int:
             ready = bridge.prepare_semantic(embed=True)
             built = time.perf_counter() - start
             asked = ask_all(bridge, data)
+            timing = speed(bridge, data, args.speed) if args.speed else None
         finally:
             bridge.close()
     report = summarise(asked) | {
         "settings": args.set,
         "index_seconds": round(built, 1),
         "semantic": ready,
+        "speed": timing,
     }
     if args.per_question:
         report["per_question"] = [a.__dict__ for a in asked]
@@ -156,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     console = Console()
     console.print(table)
+    if timing is not None:
+        console.print(f"tier-2 retrieval, alternated: {timing}")
     console.print(
         f"off-topic flagged {report['off_topic_flagged']} of {report['off_topic']}; real "
         f"questions flagged {report['real_flagged']}; tiers {report['tiers']}; median "
