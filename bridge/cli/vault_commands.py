@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -23,9 +23,11 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.cli.problem_report import doctor_json, doctor_table, problem_sentence
+from bridge.cli.running import running
 from bridge.install.template import copy_template, template_dir
 from bridge.install.vault_links import OutsideVaultError
 from bridge.obsidian_plugin import install_plugin
+from bridge.semantic.factory import stored_status
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
 
@@ -86,7 +88,27 @@ def _status_table(settings: Settings, report: VaultReport) -> Table:
         table.add_row(key.replace("_", " "), str(value))
     table.add_row("state dir", str(settings.state_path))
     table.add_row("vault chosen by", escape(settings.vault_rule))
+    semantic = _semantic(settings)
+    if semantic["state"] == "off":
+        table.add_row("dense channel", "off")
+    else:
+        table.add_row(
+            "dense channel",
+            f"{semantic['model']}: {semantic['state']}, {semantic['embedded']} notes, "
+            f"{semantic['sections']} passages"
+            + (f", {semantic['pending']} waiting" if semantic.get("pending") else ""),
+        )
     return table
+
+
+def _semantic(settings: Settings) -> dict[str, Any]:
+    """The dense channel's state: from the running `serve` when there is one (it embeds),
+    else from the vector file (docs/query.md, "Meaning, not only words")."""
+    remote = running(settings)
+    if remote is not None:
+        answer: dict[str, Any] = remote.call("GET", "/v1/status")
+        return dict(answer.get("semantic") or {"state": "off"})
+    return stored_status(settings)
 
 
 @app.command()
@@ -103,6 +125,7 @@ def status(
                 "vault_chosen_by": settings.vault_rule,
                 "state_dir": str(settings.state_path),
                 **report.summary(),
+                "semantic": _semantic(settings),
             }
         )
         return

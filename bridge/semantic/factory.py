@@ -111,3 +111,30 @@ def declared_language(store: VaultStore, path: str) -> object:
     except FrontmatterError:
         return None
     return data.get("lang", data.get("language"))
+
+
+def stored_status(settings: Settings) -> dict[str, object]:
+    """The dense channel as the vector file shows it, without a model or an index (`status`
+    when `serve` is not running): the notes and passages embedded so far."""
+    embedder = embedder_for(settings)
+    if embedder is None:
+        return {"model": None, "state": "off", "sections": 0, "embedded": 0}
+    path = settings.state_path / "semantic" / f"{embedder.identity.key}.sqlite"
+    if not path.exists():
+        return {
+            "model": embedder.identity.name,
+            "state": "not embedded",
+            "sections": 0,
+            "embedded": 0,
+        }
+    import sqlite3
+
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        notes = int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
+        sections = int(db.execute("SELECT count(*) FROM units").fetchone()[0])
+    return {
+        "model": embedder.identity.name,
+        "state": "stored",
+        "sections": sections,
+        "embedded": notes,
+    }
