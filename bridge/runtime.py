@@ -198,7 +198,8 @@ def engine_params(settings: Settings, off_topic_below: float | None = None) -> E
     )
     dense = DenseParams(
         block_weight=settings.dense_block_weight,
-        note_share=settings.dense_note_share,
+        share_exact=settings.dense_share_exact,
+        share_vague=settings.dense_share_vague,
         depth=settings.dense_depth,
         other_language=settings.dense_other_language,
     )

@@ -186,6 +186,7 @@ def block_scores(
     notes: Collection[int] | None = None,
     dense: Mapping[BlockKey, float] | None = None,
     dense_weight: float = 0.0,
+    lexical_scale: float = 1.0,
 ) -> dict[BlockKey, float]:
     """The block-ranking rule: block + 0.4 window + 0.5 entry, then + 0.4 best neighbour.
 
@@ -203,7 +204,8 @@ def block_scores(
 
     With `dense` (each block's dense part, `bridge.core.fusion`), the blocks of the passages
     the dense search found are candidates too, and `dense_weight x` their part joins the
-    first stage: `block + 0.4 window + 0.5 entry + w_d dense`.
+    first stage: `block + 0.4 window + 0.5 entry + w_d dense`; `lexical_scale` scales the
+    three lexical parts (`bridge.core.fusion.channel_weights` sets both).
 
     With `notes`, only the blocks of those notes are scored. A block's score depends on its
     own note's blocks and on the three searches' top scores only, so each score is the same
@@ -213,9 +215,9 @@ def block_scores(
     """
     # Each search normalised by its own top score: folded into the weights, not new dicts.
     top_b, top_w, top_e = (max(m.values(), default=0.0) for m in (blocks, windows, entries))
-    bw = 1.0 / top_b if top_b > 0 else 0.0
-    ww = params.window_weight / top_w if top_w > 0 else 0.0
-    ew = params.entry_weight / top_e if top_e > 0 else 0.0
+    bw = lexical_scale / top_b if top_b > 0 else 0.0
+    ww = lexical_scale * params.window_weight / top_w if top_w > 0 else 0.0
+    ew = lexical_scale * params.entry_weight / top_e if top_e > 0 else 0.0
     nw, boost = params.neighbour_weight, params.speaker_boost
     # Block hits first, then the blocks only the window search found; each once.
     candidates = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
-from bridge.core.fusion import dense_parts, fused_note_scores, language_factors
+from bridge.core.fusion import (
+    ChannelWeights,
+    channel_weights,
+    dense_parts,
+    fused_note_scores,
+    language_factors,
+)
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
@@ -167,9 +173,9 @@ class Retriever:
             for nid, s in raw.items()
             if nid in records
         }
-        dp = p.dense
+        weights = self._channel_weights(terms, entry_hits, dense)
         note_score = fused_note_scores(
-            lexical, {n: d for n, d in dense_notes.items() if n in records}, dp.note_share
+            lexical, {n: d for n, d in dense_notes.items() if n in records}, weights.share
         )
         demoted = self._language_factors(dense, note_score)
         for nid, factor in demoted.items():
@@ -201,7 +207,8 @@ class Retriever:
             relation_blocks,
             notes=allowed,
             dense=dense_blocks,
-            dense_weight=dp.block_weight,
+            dense_weight=weights.dense_weight,
+            lexical_scale=weights.lexical_scale,
         )
         if demoted:
             for key in priority:
@@ -265,6 +272,18 @@ class Retriever:
                     if block is not None:
                         words[key] = excerpt_words(block.text)
             yield from (k for k in part if k in words)
+
+    def _channel_weights(
+        self, terms: QueryTerms, entry_hits: Sequence[Hit], dense: DenseFound
+    ) -> ChannelWeights:
+        """The fixed weights without dense hits; with them, by the lexical match's strength."""
+        dp = self.params.dense
+        if not dense.hits:
+            return ChannelWeights(0.0, 1.0, 0.0)
+        if dp.share_exact == dp.share_vague:  # a fixed share: no need to measure the match
+            return channel_weights(1.0, dp)
+        coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
+        return channel_weights(coverage, dp)
 
     def _language_factors(
         self, dense: DenseFound, note_score: dict[int, float]
