@@ -13,7 +13,9 @@ them, nothing opened). Reported: the first source answers, an answer among the f
 mean reciprocal rank over the first 10 sources, off-topic questions answered "Nothing in
 memory" (`ood`), real questions wrongly flagged, and which tier answered. `--set` changes a
 setting (`--set embed_model=off` measures lexical-only); the table says what was on.
-`--state` keeps the index (and vectors) between runs; the first run builds them.
+`--state` keeps the index (and vectors) between runs; the first run builds them. The
+lifecycle state (uses, importance) starts afresh each run, so one run's answers cannot
+reorder the next run's.
 """
 
 from __future__ import annotations
@@ -162,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         state = args.state or Path(tmp) / "state"
+        for old in state.glob("state.sqlite*"):  # no uses carried over from an earlier run
+            old.unlink()
         settings = _settings(args.vault.resolve(), state, args.set)
         bridge = open_bridge(settings)
         try:
