@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bridge.core.fusion import (
+    DenseParams,
     PassageHit,
+    channel_weights,
     dense_parts,
     fused_note_scores,
     language_factors,
@@ -57,3 +59,17 @@ def test_notes_in_another_language_are_demoted_only_when_some_are_in_the_questio
     assert language_factors({2: "zh", 3: None}, "en", 0.5) == {}  # no English note found
     assert language_factors(langs, None, 0.5) == {}
     assert language_factors(langs, "en", 1.0) == {}
+
+
+def test_the_dense_share_follows_how_exactly_the_words_matched() -> None:
+    params = DenseParams(block_weight=0.6, share_exact=0.2, share_vague=0.8)
+    exact = channel_weights(1.0, params)
+    vague = channel_weights(0.0, params)
+    assert exact.share == pytest.approx(0.2) and vague.share == pytest.approx(0.8)
+    assert exact.lexical_scale == pytest.approx(1.6) and vague.lexical_scale == pytest.approx(0.4)
+    assert vague.dense_weight == pytest.approx(2 * 0.8 * 0.6)
+    even = channel_weights(0.3, DenseParams(share_exact=0.5, share_vague=0.5))
+    # at an even share the block rule is the fixed one: lexical parts x1, dense x block_weight
+    assert even.lexical_scale == pytest.approx(1.0)
+    assert even.dense_weight == pytest.approx(DenseParams().block_weight)
+    assert channel_weights(3.0, params).share == pytest.approx(0.2)  # clamped
