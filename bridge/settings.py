@@ -31,7 +31,7 @@ from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
 from bridge.core.review_policy import DEFAULT_RULES, ReviewPolicy, ReviewRule
 from bridge.lifecycle.scheduler import parse_decay_time
 from bridge.settings_problems import ENV_PREFIX, env_problem, validation_problem
-from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules
+from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules, check_patterns
 
 APP_NAME = "vault-bridge"
 # The product's variables that are not settings: the config file's path, and the name a service
@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     )
     exclude: list[str] = Field(
         default_factory=lambda: list(DEFAULT_EXCLUDE),
-        description="Globs of vault paths that are not knowledge.",
+        description="Gitignore patterns of vault paths that are not knowledge (any case).",
     )
     max_note_bytes: int = Field(
         default=8 * 1024 * 1024, ge=1024, description="Notes larger than this are not indexed."
@@ -154,6 +154,12 @@ class Settings(BaseSettings):
     lifecycle_demote_validated: float = Field(default=35.0, ge=0)
     lifecycle_stale_importance: float = Field(default=35.0, ge=0)
     lifecycle_stale_recency: float = Field(default=0.1, ge=0, le=1)
+
+    @field_validator("exclude", mode="after")
+    @classmethod
+    def _check_exclude(cls, value: list[str]) -> list[str]:
+        check_patterns(value)
+        return value
 
     @field_validator("decay_time", mode="after")
     @classmethod

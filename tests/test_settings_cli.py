@@ -66,6 +66,10 @@ def test_status_says_which_rule_chose_the_vault(
         ),
         ({"env": ("VAULT_BRIDGE_PORT", "eighty")}, "VAULT_BRIDGE_PORT=eighty: input should"),
         (
+            {"config": 'exclude = ["templates/**", "[z-a]"]\n'},
+            "config.toml: `[z-a]` is not a gitignore pattern",
+        ),
+        (
             {"env": ("VAULT_BRIDGE_PORT", "99999")},
             "invalid setting VAULT_BRIDGE_PORT=99999: must be at most 65535",
         ),

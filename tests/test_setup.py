@@ -56,7 +56,8 @@ def test_setup_changes_only_the_plugin_folder_and_the_enabled_list(
     assert sorted(out["changed"]) == sorted(changed_files(before, after))  # type: ignore[arg-type]
     # What the vault holds, with the note whose YAML is broken named as a problem.
     notes = out["notes"]
-    assert isinstance(notes, dict) and notes["notes"] == 8
+    # 7: `Templates/Daily.md` is no note (the default `templates/**`, matched in any case).
+    assert isinstance(notes, dict) and notes["notes"] == 7
     assert out["problems"] == {"malformed_frontmatter": 1, "unresolved_link": 2}
 
 

@@ -88,8 +88,11 @@ err_console = _console(stderr=True)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    """Print an error the user can act on and return the exit to raise."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print an error the user can act on and return the exit to raise.
+
+    The message is escaped: a `[z-a]` in it is the user's text, not rich markup to drop.
+    """
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 

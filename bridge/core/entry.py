@@ -16,6 +16,7 @@ from typing import Any, Literal
 from bridge.core import frontmatter as fm
 from bridge.core.markdown import Block, Heading, parse_structure
 from bridge.core.paths import stem
+from bridge.core.properties import read as read_properties
 from bridge.core.relations import WikiLink, links_in_blocks, links_in_frontmatter
 
 ProblemCode = Literal[
@@ -271,7 +272,7 @@ def parse_note(path: str, text: str) -> Note:
     body, body_line = parts.body, parts.body_line
     if parts.has_block:
         try:
-            meta = fm.load(parts.yaml_text)
+            meta = read_properties(text)
         except fm.FrontmatterTooComplexError as exc:
             message = f"{path}: {exc}; read as plain text until a person simplifies it"
             problems.append(Problem(path, "yaml_too_complex", message))

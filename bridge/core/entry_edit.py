@@ -18,6 +18,7 @@ from bridge.core import frontmatter as fm
 from bridge.core.entry import SECTIONS
 from bridge.core.markdown import Block, Heading, parse_structure
 from bridge.core.paths import link_target
+from bridge.core.properties import read as read_properties
 from bridge.core.relations import WikiLink, find_wikilinks, parse_wikilink
 
 _TITLES = {"relations": "Relations", "raw concept": "Raw Concept"}
@@ -232,7 +233,7 @@ def patch_entry(text: str, patch: EntryPatch, key: Callable[[str], str] = relati
     newline = "\r\n" if "\r\n" in text else "\n"
     work = text.replace("\r\n", "\n")
     parts = fm.split(work)
-    meta = fm.load(parts.yaml_text) if parts.has_block else {}
+    meta = read_properties(work)
     head, body = work[: parts.body_start], parts.body
 
     h1 = next((h for h in parse_structure(body).headings if h.level == 1), None)

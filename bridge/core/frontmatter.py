@@ -1,10 +1,12 @@
 """YAML frontmatter: lenient reading and the surgical one-key edit.
 
 Reading uses PyYAML's safe loader with limits (a hand-made or hostile note must not hang or
-exhaust the process, nor crash every command with one impossible date). Writing never
-re-serialises the block: Obsidian users hand-format their YAML (key order, quotes, comments,
-dates), and a round trip through a YAML library would rewrite all of it. `set_key` changes the
-lines of one key and keeps every other byte.
+exhaust the process, nor crash every command with one impossible date); `split` and `load` are
+the two steps python-frontmatter's handler runs when a note is read (`bridge.core.properties`),
+and `set_key` checks its own edit with `load`. Writing never re-serialises the block: Obsidian
+users hand-format their YAML (key order, quotes, comments, dates), and a round trip through a
+YAML library would rewrite all of it. `set_key` changes the lines of one key and keeps every
+other byte.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 Two agents curating at once (two HTTP requests, or a CLI `curate` next to `serve`) must not
 interleave a read-plan-write of the same note. Threads share a re-entrant lock; processes share
-an advisory lock file in the state dir where the platform has one (`fcntl`).
+a lock file in the state dir, held with filelock (as the vault lock is): an OS lock on every
+platform (`flock`, or `msvcrt` on Windows), released with its process if that process dies.
+Taking it waits as long as another writer holds it: a write is short, and refusing one would
+lose an agent's work.
 """
 
 from __future__ import annotations
@@ -10,12 +13,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: threads are still serialised
-    fcntl = None  # type: ignore[assignment]
+from filelock import FileLock
 
 
 class WriterLock:
@@ -24,21 +23,20 @@ class WriterLock:
     def __init__(self, path: Path | None = None) -> None:
         self._thread_lock = threading.RLock()
         self._path = path
-        self._depth = 0
-        self._handle: IO[bytes] | None = None
+        # One holder at a time, guarded by the thread lock: filelock's count of nested
+        # acquisitions may be shared by threads (`thread_local=False`).
+        self._file_lock = FileLock(str(path), thread_local=False) if path is not None else None
 
     def __enter__(self) -> WriterLock:
         self._thread_lock.acquire()
-        if self._depth == 0 and self._path is not None and fcntl is not None:
+        if self._file_lock is not None and self._path is not None:
             try:
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-                handle = self._path.open("ab")
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-                self._handle = handle
+                if not self._file_lock.is_locked:  # the state dir may be new
+                    self._path.parent.mkdir(parents=True, exist_ok=True)
+                self._file_lock.acquire()  # re-entered: counted, released at the last exit
             except BaseException:
                 self._thread_lock.release()
                 raise
-        self._depth += 1
         return self
 
     def __exit__(
@@ -47,12 +45,8 @@ class WriterLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._handle is not None:
-            try:
-                if fcntl is not None:
-                    fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
-            finally:
-                self._handle.close()
-                self._handle = None
-        self._thread_lock.release()
+        try:
+            if self._file_lock is not None:
+                self._file_lock.release()
+        finally:
+            self._thread_lock.release()

@@ -1,7 +1,7 @@
 """The vault's conventions in words, from the settings that decide them (pure).
 
 The text states the rules the bridge actually enforces with this vault's settings (its review
-rules, status words, lifecycle constants, exclude globs), so an agent's first curation follows
+rules, status words, lifecycle constants, exclude patterns), so an agent's first curation follows
 them instead of guessing.
 """
 
@@ -152,7 +152,8 @@ def conventions(
         ],
         not_notes=[
             "dot folders (`.obsidian/`, `.trash/`, `.git/`) and files that are not `.md`",
-            "the `exclude` globs: " + (", ".join(f"`{g}`" for g in exclude) or "none"),
+            "the `exclude` patterns (gitignore rules, any case): "
+            + (", ".join(f"`{g}`" for g in exclude) or "none"),
             "sync conflict copies, and notes over "
             f"{_size(max_note_bytes)} (`max_note_bytes`, not indexed)",
         ],

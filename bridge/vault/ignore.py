@@ -1,12 +1,20 @@
-"""Which files of a vault are notes the bridge reads (DESIGN section 2)."""
+"""Which files of a vault are notes the bridge reads (DESIGN section 2).
+
+Built in, whatever the settings say: dot folders and dot files, files that are not `.md`, sync
+conflict copies and the bridge's own temp files. Then the `exclude` setting: `.gitignore` lines
+(pathspec's `GitIgnoreSpec`) on the vault-relative path, matched without regard to case, as
+Obsidian sees `Templates/` and `templates/` as one folder on macOS and Windows, where most
+vaults live. docs/configuration.md states the rules with examples.
+"""
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+
+from pathspec import GitIgnoreSpec
 
 DEFAULT_EXCLUDE = ("templates/**", "attachments/**")
 TEMP_MARKER = ".vb-tmp-"
@@ -14,7 +22,23 @@ _SYNC_CONFLICT = re.compile(
     r"( \(conflicted copy.*\)\.md$)|(\.sync-conflict-)|(\.icloud$)", re.IGNORECASE
 )
 
-_NOTHING = re.compile(r"(?!)")  # matches nothing: no exclude pattern
+
+def _compile(patterns: Iterable[str]) -> GitIgnoreSpec:
+    """Patterns and paths are lower-cased alike: that is the case-insensitive match."""
+    return GitIgnoreSpec.from_lines([p.lower() for p in patterns])
+
+
+def check_patterns(patterns: Iterable[str]) -> None:
+    """Raise `ValueError` naming the first pattern git would not accept (`a\\`, `[z-a]`, `!`).
+
+    Trigger: settings are loaded. Why: pathspec refuses such a line when the rules are first
+    used, which would crash the first walk of the vault. Outcome: the settings error names it.
+    """
+    for pattern in patterns:
+        try:
+            _compile([pattern])
+        except (ValueError, re.error) as exc:
+            raise ValueError(f"`{pattern}` is not a gitignore pattern ({exc})") from None
 
 
 @dataclass(frozen=True)
@@ -24,25 +48,26 @@ class IgnoreRules:
     exclude: Sequence[str] = DEFAULT_EXCLUDE
 
     @cached_property
-    def _excluded(self) -> Callable[[str], re.Match[str] | None]:
-        """One compiled test for all exclude patterns (`fnmatch` rules), made once per rules:
-        a start-up walk asks for every file, and a test per pattern took 0.4 s of a
-        100,000-note warm start.
+    def _spec(self) -> GitIgnoreSpec:
+        """Compiled once per rules: a start-up walk asks for every file."""
+        return _compile(self.exclude)
 
-        `dir/**` also matches everything under `dir/`: fnmatch's `*` crosses `/`, so the
-        pattern as translated already does (and `dir/` itself, which is how a folder is asked
-        about).
+    @cached_property
+    def _prunes(self) -> bool:
+        """True when an excluded folder may be skipped whole.
+
+        Trigger: a `!` pattern. Why: it may bring back a note inside an excluded folder
+        (`templates/**` then `!keep.md`), which a walk that skipped the folder would never see.
+        Outcome: folders are walked and each file decided on its own; the walk and the watcher,
+        which asks about files one by one, then agree.
         """
-        if not self.exclude:
-            return _NOTHING.match
-        alternatives = "|".join(f"(?:{fnmatch.translate(p)})" for p in self.exclude)
-        return re.compile(alternatives).match
+        return all(pattern.include is not False for pattern in self._spec.patterns)
 
     def ignores_dir(self, rel_dir: str) -> bool:
         """True for folders never descended into: dot folders and excluded trees."""
         if rel_dir.startswith(".") or "/." in rel_dir:  # a segment starting with a dot
             return True
-        return self._excluded(rel_dir + "/") is not None
+        return self._prunes and self._spec.match_file(rel_dir.lower() + "/")
 
     def ignores(self, rel_path: str) -> bool:
         """True for files that are not notes: non-Markdown, hidden, temp, conflict copies...
@@ -59,4 +84,4 @@ class IgnoreRules:
             return True
         if "conflict" in lower and _SYNC_CONFLICT.search(name):
             return True
-        return self._excluded(rel_path) is not None
+        return self._spec.match_file(rel_path.lower())

@@ -2,7 +2,7 @@
 
 Runs on watchdog's thread, so it only filters and forwards: no reads, no index. A file event
 is kept only for a path that can be a note (`IgnoreRules`: dot folders, temp files, non-`.md`,
-sync conflicts, excluded globs). Folder events are kept even though folders are not notes: on
+sync conflicts, `exclude` patterns). Folder events are kept even though folders are not notes: on
 Linux a renamed folder with hundreds of notes inside is one event, and a deleted folder may be
 one too.
 """

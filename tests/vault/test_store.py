@@ -132,18 +132,6 @@ def test_ignore_rules(tmp_path: Path) -> None:
     assert sorted(custom.iter_paths()) == ["attachments/readme.md", "root.md", "templates/entry.md"]
 
 
-def test_exclude_patterns_follow_fnmatch_and_cover_folders() -> None:
-    rules = IgnoreRules(("*.draft.md", "arch*/**", "notes/secret.md"))
-    assert rules.ignores("x/y/plan.draft.md")  # fnmatch's `*` crosses folders
-    assert rules.ignores("archive/2025/old.md") and rules.ignores("archived/a.md")
-    assert rules.ignores_dir("archive") and rules.ignores_dir("archived/2025")
-    assert not rules.ignores_dir("arc") and not rules.ignores("arc/a.md")
-    assert rules.ignores("notes/secret.md") and not rules.ignores("notes/secret2.md")
-    none = IgnoreRules(())
-    assert not none.ignores("templates/entry.md") and not none.ignores_dir("templates")
-    assert none.ignores("a/image.png") and none.ignores_dir(".obsidian")
-
-
 # -- bad input: each gets a clear message naming the file, no crash, no write ---------------
 
 

@@ -297,3 +297,18 @@ def test_an_agent_note_moved_by_a_human_stays_the_agent_note(
     assert _curate(live, {"type": "UPDATE", "path": moved, "summary": "Fourth"}) == (
         "pending_review"
     )
+
+
+def test_a_note_moved_into_an_excluded_folder_of_another_case_leaves_the_index(
+    live: LiveVault,
+) -> None:
+    """`templates/**` (a default) excludes `Templates/` too, for the watcher as for the walk."""
+    vault = live.bridge.store.root
+    append(vault, JWT, "\nThe wombatlantic rotation.\n")
+    wait_until(lambda: found(live.bridge, "wombatlantic") == [JWT])
+    (vault / "Templates").mkdir()
+    (vault / JWT).rename(vault / "Templates/jwt_expiry.md")
+    wait_until(lambda: found(live.bridge, "wombatlantic") != [JWT])
+    assert live.wait_idle(CEILING)
+    assert found(live.bridge, "wombatlantic") == []
+    assert "Templates/jwt_expiry.md" not in live.bridge.store.iter_paths()
