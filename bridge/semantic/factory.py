@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from bridge.core.frontmatter import FrontmatterError, load, split
+from bridge.core.frontmatter import FrontmatterError
+from bridge.core.properties import read as read_properties
 from bridge.core.language import language_code
 from bridge.index.search_index import SearchIndex
 from bridge.semantic import bundled
@@ -107,7 +108,7 @@ def declared_language(store: VaultStore, path: str) -> object:
     except NoteError:
         return None
     try:
-        data = load(split(text).yaml_text)
+        data = read_properties(text)
     except FrontmatterError:
         return None
     return data.get("lang", data.get("language"))
