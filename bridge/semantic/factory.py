@@ -11,8 +11,8 @@ import dataclasses
 import os
 
 from bridge.core.frontmatter import FrontmatterError
-from bridge.core.properties import read as read_properties
 from bridge.core.language import language_code
+from bridge.core.properties import read as read_properties
 from bridge.index.search_index import SearchIndex
 from bridge.semantic import bundled
 from bridge.semantic.lazy import LazyEmbedder
