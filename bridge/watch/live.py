@@ -18,14 +18,18 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from types import TracebackType
+from typing import Generic, Protocol, TypeVar
 
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from bridge.core.entry import Problem
+from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport
-from bridge.runtime import Bridge
+from bridge.settings import Settings
+from bridge.state.lifecycle_store import LifecycleStore
 from bridge.vault.journal import WriteJournal
+from bridge.vault.store import VaultStore
 from bridge.watch.applier import ChangeApplier, Listener, WatchStats, _utcnow
 from bridge.watch.debounce import Debouncer
 from bridge.watch.events import WATCHED_EVENTS, VaultEventHandler
@@ -65,7 +69,26 @@ class _QuietStop(logging.Filter):
 _QUIET_STOP = _QuietStop()
 
 
-class LiveVault:
+class Watched(Protocol):
+    """What `LiveVault` keeps live: the wiring's `Bridge` is one (the wiring is not imported)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> VaultStore: ...
+
+    @property
+    def index(self) -> SearchIndex: ...
+
+    @property
+    def lifecycle(self) -> LifecycleStore: ...
+
+
+W = TypeVar("W", bound=Watched)
+
+
+class LiveVault(Generic[W]):
     """Watches `bridge`'s vault and keeps its index and lifecycle in line with the files.
 
     `start()` reconciles offline changes, then watches; `stop()` applies what is pending and
@@ -75,7 +98,7 @@ class LiveVault:
 
     def __init__(
         self,
-        bridge: Bridge,
+        bridge: W,
         debounce_ms: int | None = None,
         on_change: Listener | None = None,
     ) -> None:
@@ -168,7 +191,7 @@ class LiveVault:
         """Notes that stayed unreadable after their retries, until they read again."""
         return dict(self.applier.problems)
 
-    def __enter__(self) -> LiveVault:
+    def __enter__(self) -> LiveVault[W]:
         self.start()
         return self
 
