@@ -8,6 +8,7 @@ reader has to hold in their head, and a circle of them is still a circle.
 from __future__ import annotations
 
 import ast
+import re
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -127,3 +128,51 @@ def test_only_the_faces_open_the_wiring() -> None:
         if "bridge.runtime" in targets and not any(_is_under(name, face) for face in FACES)
     }
     assert wrong == set(), f"these import bridge.runtime but are no face {FACES}"
+
+
+# -- docs/architecture.md's table --------------------------------------------------------------
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def named_in_architecture() -> set[str]:
+    """The files and folders under `bridge/` that docs/architecture.md's table names.
+
+    A row names a path in backticks (`bridge/vault/store.py`, `bridge/index/`); a row for a
+    folder also names its modules by their file names (`block_store.py`).
+    """
+    named: set[str] = set()
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| `"):
+            continue
+        first, rest = line.split("|")[1], line.split("|", 2)[2]
+        named |= {p.rstrip("/") for p in re.findall(r"`(bridge/[\w/.]*)`", line)}
+        folder = re.fullmatch(r"\s*`(bridge/\w+)/`\s*", first)
+        if folder:
+            named |= {f"{folder[1]}/{m}" for m in re.findall(r"`(\w+\.py)`", rest)}
+    return named
+
+
+def _present() -> list[str]:
+    """Every module and folder of the package, as a path (`__init__.py` files aside)."""
+    return [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted(PACKAGE.rglob("*"))
+        if "__pycache__" not in path.parts
+        and path.name != "__init__.py"
+        and (path.suffix == ".py" or (path / "__init__.py").exists())
+    ]
+
+
+def test_every_module_and_folder_is_in_the_architecture_table() -> None:
+    named = named_in_architecture()
+    named |= {path.rsplit("/", 1)[0] for path in named}  # a folder whose modules have rows
+    missing = [p for p in _present() if p not in named]
+    assert missing == [], f"not in docs/architecture.md's table: {missing}"
+
+
+def test_every_module_the_architecture_table_names_exists() -> None:
+    named = named_in_architecture()
+    assert len(named) > 50, "docs/architecture.md has no table of bridge/ modules"
+    gone = sorted(named - set(_present()))
+    assert gone == [], f"docs/architecture.md names what is not there: {gone}"
