@@ -24,31 +24,17 @@ from bridge.guide.compose import (
 from bridge.guide.example import EXAMPLE_MAX_CHARS, example_flaws, example_order
 from bridge.guide.models import Guide
 from bridge.index.manifest import NoteRecord
-from bridge.index.search_index import SearchIndex
+from bridge.opened import OpenVault
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import NoteRef, StatusOnlyLifecycle, parse_time
-from bridge.settings import Settings
-from bridge.state.lifecycle_store import LifecycleStore
-from bridge.vault.store import NoteError, NoteFile, VaultStore
+from bridge.vault.store import NoteError, NoteFile
 
 EXAMPLE_READS = 40
 """Candidates read while looking for the example before falling back to the built-in one."""
 
 
-class Served(Protocol):
-    """The vault a guide describes: the wiring's `Bridge` is one (the wiring is not imported)."""
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def store(self) -> VaultStore: ...
-
-    @property
-    def index(self) -> SearchIndex: ...
-
-    @property
-    def lifecycle(self) -> LifecycleStore: ...
+class Served(OpenVault, Protocol):
+    """The vault a guide describes, with the engine whose queued uses count too."""
 
     @property
     def engine(self) -> QueryEngine: ...

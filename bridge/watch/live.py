@@ -18,18 +18,15 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from types import TracebackType
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from bridge.core.entry import Problem
-from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport
-from bridge.settings import Settings
-from bridge.state.lifecycle_store import LifecycleStore
+from bridge.opened import OpenVault
 from bridge.vault.journal import WriteJournal
-from bridge.vault.store import VaultStore
 from bridge.watch.applier import ChangeApplier, Listener, WatchStats, _utcnow
 from bridge.watch.debounce import Debouncer
 from bridge.watch.events import WATCHED_EVENTS, VaultEventHandler
@@ -69,23 +66,7 @@ class _QuietStop(logging.Filter):
 _QUIET_STOP = _QuietStop()
 
 
-class Watched(Protocol):
-    """What `LiveVault` keeps live: the wiring's `Bridge` is one (the wiring is not imported)."""
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def store(self) -> VaultStore: ...
-
-    @property
-    def index(self) -> SearchIndex: ...
-
-    @property
-    def lifecycle(self) -> LifecycleStore: ...
-
-
-W = TypeVar("W", bound=Watched)
+W = TypeVar("W", bound=OpenVault)
 
 
 class LiveVault(Generic[W]):
