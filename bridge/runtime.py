@@ -19,6 +19,7 @@ from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 from bridge.curate.executor import CurationExecutor
+from bridge.curate.results import BatchWritten
 from bridge.curate.reviews import ReviewService
 from bridge.importer.service import ImportReport, import_transcripts
 from bridge.importer.transcript import AUTHOR as IMPORT_AUTHOR
@@ -30,6 +31,7 @@ from bridge.llm.client import LLMClient, LLMConfig
 from bridge.llm.context import build_context
 from bridge.llm.curator import LLMCurator
 from bridge.llm.tools import MemoryTools
+from bridge.overviews.service import OverviewsReport, refresh_after_batch, write_overviews
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
 from bridge.semantic.factory import open_semantic
@@ -121,11 +123,26 @@ class Bridge:
             self.reindex(t.path for t in report.transitions)
         return report
 
+    def write_overviews(self, under: str | None = None) -> OverviewsReport:
+        """`overviews --write` as the single writer: under its lock, then re-indexed.
+
+        The watcher ignores the bridge's own writes, so the index learns of them here.
+        """
+        with self.executor.lock:
+            report = write_overviews(self.store, self.executor.writes, under, index=self.index)
+            updated = [o.path for o in report.outcomes.values() if o.state == "updated"]
+            if updated:
+                self.reindex(updated)
+        return report
+
     @cached_property
     def executor(self) -> CurationExecutor:
-        """The single writer for curation operations and review decisions."""
+        """The single writer for curation operations and review decisions.
+
+        With `overviews_on_curate`, the folder overviews hear of each batch it writes.
+        """
         s = self.settings
-        return CurationExecutor(
+        executor = CurationExecutor(
             self.store,
             self.index,
             self.lifecycle,
@@ -134,9 +151,14 @@ class Bridge:
             status_mapping=s.status_mapping,
             git_commit=s.git_commit,
             lock_path=s.state_path / "curate.lock",
-            overviews_on_curate=s.overviews_on_curate,
             near_duplicate=self.near_duplicate if self.semantic is not None else None,
         )
+        if s.overviews_on_curate:
+            executor.add_batch_listener(self._refresh_overviews)
+        return executor
+
+    def _refresh_overviews(self, batch: BatchWritten) -> list[str]:
+        return refresh_after_batch(self.store, self.executor.writes, batch, self.index)
 
     def near_duplicate(self, path: str, text: str) -> tuple[str, float] | None:
         """The note a new note's `text` nearly repeats (cosine >= `dense_duplicate_min`)."""

@@ -35,7 +35,7 @@ from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules, check_patterns
 
 APP_NAME = "vault-bridge"
 # The product's variables that are not settings: the config file's path, and the name a service
-# carries in its own environment (`SERVICE_ENV` in bridge/install/service.py).
+# carries in its own environment (`SERVICE_ENV` in bridge/install/service_spec.py).
 OTHER_VARIABLES = frozenset({"VAULT_BRIDGE_CONFIG", "VAULT_BRIDGE_SERVICE"})
 
 

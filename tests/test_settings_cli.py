@@ -161,7 +161,7 @@ def test_settings_and_the_products_own_variables_raise_no_warning(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from bridge.install.service import SERVICE_ENV
+    from bridge.install.service_spec import SERVICE_ENV
     from bridge.settings import OTHER_VARIABLES
 
     assert SERVICE_ENV in OTHER_VARIABLES

@@ -15,7 +15,6 @@ from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
 from bridge.api.models import error_responses
 from bridge.core.overview import clean_folder
-from bridge.overviews import write_with_bridge
 
 router = APIRouter(prefix="/v1", responses=error_responses(401))
 Ctx = Annotated[ApiContext, Depends(get_context)]
@@ -37,7 +36,7 @@ def overviews(ctx: Ctx, body: OverviewsRequest | None = None) -> dict[str, Any]:
         folder = clean_folder(body.folder if body is not None else "")
     except ValueError as exc:
         raise ApiError(400, "bad_path", str(exc)) from exc
-    report = write_with_bridge(ctx.bridge, folder)
+    report = ctx.bridge.write_overviews(folder)
     for outcome in report.outcomes.values():
         if outcome.state == "updated":
             ctx.bus.publish("entry.changed", path=outcome.path)

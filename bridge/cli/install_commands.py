@@ -30,9 +30,11 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.install import mcp_clients as mcp
-from bridge.install import service as svc
+from bridge.install import service_files, service_manager, service_spec
 from bridge.install.executable import Platform, current_platform, installed_command
 from bridge.install.files import write_atomic
+from bridge.install.service_manager import command_line, manager
+from bridge.install.service_spec import ServiceSpec
 from bridge.mcp.backend import running_bridge
 from bridge.settings import APP_NAME, Settings
 from bridge.state.private import private_dir
@@ -138,7 +140,7 @@ def mcp_config(
             raise fail(f"{target.path}: cannot write it ({exc})") from exc
     _warn_unseen_environment(mcp.CLIENT_NAMES[client])
     add_line = (
-        svc.command_line(mcp.claude_add_argv(scope, chosen, argv), current_platform())
+        command_line(mcp.claude_add_argv(scope, chosen, argv), current_platform())
         if client == "claude-code"
         else None
     )
@@ -194,14 +196,14 @@ KIND = {"linux": "systemd user unit", "macos": "launchd agent", "windows": "sche
 
 def _spec(
     settings: Settings, platform: Platform | None, port: int | None = None
-) -> tuple[Platform, svc.ServiceSpec, Path]:
+) -> tuple[Platform, ServiceSpec, Path]:
     """The platform asked for (else this machine's), its service description and file."""
     plat = platform or current_platform()
-    spec = svc.service_spec(settings, installed_command(), plat, port)
-    return plat, spec, svc.service_file(spec, plat)
+    spec = service_spec.service_spec(settings, installed_command(), plat, port)
+    return plat, spec, service_files.service_file(spec, plat)
 
 
-def _ran_json(done: list[svc.Ran]) -> list[dict[str, Any]]:
+def _ran_json(done: list[service_manager.Ran]) -> list[dict[str, Any]]:
     return [{"argv": list(r.argv), "returncode": r.returncode, "output": r.output} for r in done]
 
 
@@ -224,9 +226,9 @@ def service_install(
     """Write the service file for this vault and load it with the platform's manager."""
     settings = _settings(vault, state_dir)
     plat, spec, path = _spec(settings, platform, port)
-    data = svc.render(spec, plat)
+    data = service_files.render(spec, plat)
     if print_only:
-        text = svc.as_text(data, plat)
+        text = service_files.as_text(data, plat)
         if json_out:
             print_json({"platform": plat, "name": spec.name, "file": str(path), "content": text})
         else:
@@ -234,7 +236,7 @@ def service_install(
         return
     warnings = _install_warnings(settings, spec, plat)
     old = path.read_bytes() if path.is_file() else None
-    if path.exists() and not svc.is_ours(path, plat):
+    if path.exists() and not service_files.is_ours(path, plat):
         raise fail(f"{path} exists and was not written by vault-bridge; move it away first")
     outcome = "unchanged" if old == data else ("updated" if old is not None else "created")
     try:
@@ -246,11 +248,11 @@ def service_install(
             spec.log_file.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(f"could not write {path} ({exc}); nothing was installed", EXIT_USAGE) from exc
-    steps = svc.load_steps(spec, plat, path, restart=outcome == "updated")
-    tool = svc.manager(plat)
+    steps = service_manager.load_steps(spec, plat, path, restart=outcome == "updated")
+    tool = manager(plat)
     found = shutil.which(tool) is not None
-    loaded, done = svc.run_steps(steps) if found else (False, [])
-    by_hand = [svc.command_line(s.argv, plat) for s in steps if s.required]
+    loaded, done = service_manager.run_steps(steps) if found else (False, [])
+    by_hand = [command_line(s.argv, plat) for s in steps if s.required]
     if json_out:
         print_json(
             {
@@ -259,7 +261,7 @@ def service_install(
                 "file": str(path),
                 "outcome": outcome,
                 "argv": list(spec.argv),
-                "log": svc.log_hint(spec, plat),
+                "log": service_manager.log_hint(spec, plat),
                 "manager": tool,
                 "manager_found": found,
                 "loaded": loaded,
@@ -270,8 +272,8 @@ def service_install(
         )
         return
     _say(f"{outcome} {path} ({KIND[plat]})")
-    _say(f"  runs  {svc.command_line(spec.argv, plat)}")
-    _say(f"  logs  {svc.log_hint(spec, plat)}")
+    _say(f"  runs  {command_line(spec.argv, plat)}")
+    _say(f"  logs  {service_manager.log_hint(spec, plat)}")
     if loaded:
         _say(f"Loaded with {tool}: serving this vault now and at every login.")
         return
@@ -279,7 +281,7 @@ def service_install(
     reason = (
         f"{tool} was not found"
         if not found
-        else f"`{svc.command_line(failed.argv, plat)}` failed: {failed.output or 'no output'}"
+        else f"`{command_line(failed.argv, plat)}` failed: {failed.output or 'no output'}"
         if failed is not None
         else f"{tool} failed"
     )
@@ -291,7 +293,7 @@ def service_install(
         _say(f"  {line}")
 
 
-def _install_warnings(settings: Settings, spec: svc.ServiceSpec, plat: Platform) -> list[str]:
+def _install_warnings(settings: Settings, spec: ServiceSpec, plat: Platform) -> list[str]:
     """What may stop the installed service from working, said before it is loaded."""
     warnings: list[str] = []
     found = holder(settings.state_path)
@@ -320,17 +322,17 @@ def service_uninstall(
     """Stop the service and remove its file (only a file `install` wrote); safe to repeat."""
     settings = settings_for(vault, state_dir)
     plat, spec, path = _spec(settings, platform)
-    done: list[svc.Ran] = []
+    done: list[service_manager.Ran] = []
     removed = stopped = False
     if path.exists():
-        if not svc.is_ours(path, plat):
+        if not service_files.is_ours(path, plat):
             raise fail(f"{path} was not written by vault-bridge (no marker); left it alone")
-        if shutil.which(svc.manager(plat)) is not None:
-            done += svc.run_steps(svc.unload_steps(spec, plat, path))[1]
+        if shutil.which(manager(plat)) is not None:
+            done += service_manager.run_steps(service_manager.unload_steps(spec, plat, path))[1]
             stopped = any(r.ok for r in done)
-        removed = svc.remove(path)
+        removed = service_files.remove(path)
         if plat == "linux" and shutil.which("systemctl") is not None:
-            done.append(svc.run(("systemctl", "--user", "daemon-reload")))
+            done.append(service_manager.run(("systemctl", "--user", "daemon-reload")))
     if json_out:
         print_json(
             {
@@ -348,7 +350,7 @@ def service_uninstall(
         _say(
             f"Stopped and unregistered {spec.name}."
             if stopped
-            else f"{svc.manager(plat)} did not stop it (not loaded, or no manager here)."
+            else f"{manager(plat)} did not stop it (not loaded, or no manager here)."
         )
     else:
         _say(f"Not installed (no {path}); nothing to do.")
@@ -365,8 +367,8 @@ def service_status(
     settings = settings_for(vault, state_dir)
     plat, spec, path = _spec(settings, platform)
     installed = path.exists()
-    asked = svc.run(svc.status_step(spec, plat))
-    state = svc.manager_state(plat, asked)
+    asked = service_manager.run(service_manager.status_step(spec, plat))
+    state = service_manager.manager_state(plat, asked)
     found = holder(settings.state_path)
     answers = running_bridge(settings) is not None if found.pid is not None else False
     if json_out:
@@ -376,12 +378,12 @@ def service_status(
                 "name": spec.name,
                 "file": str(path),
                 "installed": installed,
-                "ours": installed and svc.is_ours(path, plat),
-                "manager": svc.manager(plat),
+                "ours": installed and service_files.is_ours(path, plat),
+                "manager": manager(plat),
                 "state": state,
                 "manager_output": asked.output,
                 "serving": {"pid": found.pid, "url": found.url, "answers": answers},
-                "log": svc.log_hint(spec, plat),
+                "log": service_manager.log_hint(spec, plat),
             }
         )
         return
@@ -390,7 +392,7 @@ def service_status(
         ("file", f"{path} ({'installed' if installed else 'not installed'})"),
         (
             "manager",
-            f"{svc.manager(plat)}: {state}"
+            f"{manager(plat)}: {state}"
             + (f" ({asked.output.splitlines()[0]})" if state == "unknown" and asked.output else ""),
         ),
         (
@@ -401,7 +403,7 @@ def service_status(
             if found.pid is not None
             else "not running",
         ),
-        ("logs", svc.log_hint(spec, plat)),
+        ("logs", service_manager.log_hint(spec, plat)),
     ]
     for key, value in rows:
         _say(f"{key:<8} {value}")

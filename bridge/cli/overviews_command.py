@@ -29,7 +29,7 @@ from bridge.cli.app import (
 from bridge.cli.query_commands import opened
 from bridge.cli.running import running, writing_locally
 from bridge.core.overview import clean_folder
-from bridge.overviews import PROBLEM_STATES, check_overviews, write_with_bridge
+from bridge.overviews import PROBLEM_STATES, check_overviews
 
 STATE_WORDS = {
     "updated": "updated",
@@ -104,7 +104,7 @@ def overviews(
             doc["through"] = remote.url
         else:
             with writing_locally(settings), opened(settings, not json_out) as bridge:
-                doc = write_with_bridge(bridge, under).to_json()
+                doc = bridge.write_overviews(under).to_json()
             doc["through"] = None
     if json_out:
         print_json(doc)

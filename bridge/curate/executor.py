@@ -21,11 +21,16 @@ from bridge.core.review_policy import Facts, ReviewPolicy, decide
 from bridge.curate import git
 from bridge.curate.lock import WriterLock
 from bridge.curate.plan import FileChange, Plan, PlanError, Planner
-from bridge.curate.results import BatchResult, OpResult, unified_diff
+from bridge.curate.results import (
+    BatchListener,
+    BatchResult,
+    BatchWritten,
+    OpResult,
+    unified_diff,
+)
 from bridge.curate.trash import move_to_trash
 from bridge.index.search_index import IndexBusyError, SearchIndex
 from bridge.index.sync import index_file
-from bridge.overviews.service import refresh_changed
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
@@ -89,7 +94,6 @@ class CurationExecutor:
         git_commit: bool = False,
         lock_path: Path | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
-        overviews_on_curate: bool = False,
         near_duplicate: Callable[[str, str], tuple[str, float] | None] | None = None,
     ) -> None:
         self.store = store
@@ -102,13 +106,16 @@ class CurationExecutor:
         self.git_commit = git_commit
         self.clock = clock
         self.lock = WriterLock(lock_path)
-        # Refresh the overview regions of the touched folders' `_index.md` after each batch
-        # (the `overviews_on_curate` setting). Off for a bare executor, which then writes
-        # nothing but its operations' notes.
-        self.overviews_on_curate = overviews_on_curate
+        # Told of each written batch (the wiring subscribes the folder overviews' refresh);
+        # none for a bare executor, which then writes nothing but its operations' notes.
+        self._batch_listeners: list[BatchListener] = []
         # (new path, its text) -> the existing note that text nearly repeats, and how closely;
         # given by the wiring when the dense channel is on (`Bridge.near_duplicate`).
         self.near_duplicate = near_duplicate
+
+    def add_batch_listener(self, listener: BatchListener) -> None:
+        """Tell `listener` of every batch once its files are written (see `BatchWritten`)."""
+        self._batch_listeners.append(listener)
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -302,16 +309,15 @@ class CurationExecutor:
         self.store.write(change.path, change.after, expected=before)
 
     def finish(self, done: Applied, author: str, message: str | None = None) -> str | None:
-        """After a batch: refresh folder overviews, index what changed, commit to git if asked.
+        """After a batch: announce it, index what changed, commit to git if asked.
 
-        Every batch ends here (curation, an approve, a reject), so the overviews of the folders
-        it touched are refreshed once per batch, and their `_index.md` writes join the batch's
-        index update and git commit.
+        Every batch ends here (curation, an approve, a reject), so listeners hear of each batch
+        once, and what they write (the folder overviews' `_index.md`) joins the batch's index
+        update and git commit.
         """
         if not done.written and not done.removed:
             return None
-        if self.overviews_on_curate:
-            self._refresh_overviews(done, author)
+        self._announce(done, author)
         try:
             for path in done.removed:
                 if path not in done.written:
@@ -334,25 +340,13 @@ class CurationExecutor:
             log.warning("%s", error)
         return error
 
-    def _refresh_overviews(self, done: Applied, author: str) -> None:
-        """Rewrite the overview regions of the folders the batch touched (and their parents).
-
-        Only `_index.md` notes that hold the markers are touched, each at most once. The
-        writes are part of the batch, so they are the batch author's agent writes; after a
-        human's reject the notes keep their owners. A failure here must not fail a batch whose
-        operations were applied: it is logged, and the next batch or `overviews --write`
-        tries again.
-        """
-        changed = list(dict.fromkeys([*done.written, *done.removed]))
-        writer = author if author.startswith("agent:") else None
-        try:
-            outcomes = refresh_changed(
-                self.store, self.writes, changed, self.clock(), writer, self.index
-            )
-        except (OSError, NoteError, ValueError) as exc:  # ValueError: an unsafe path
-            log.warning("folder overviews not refreshed: %s", exc)
+    def _announce(self, done: Applied, author: str) -> None:
+        """Tell the listeners of the written batch; what they write joins it."""
+        if not self._batch_listeners:
             return
-        done.written.extend(o.path for o in outcomes if o.state == "updated")
+        batch = BatchWritten(tuple(done.written), tuple(done.removed), author, self.clock())
+        for listener in self._batch_listeners:
+            done.written.extend(listener(batch))
 
     def current_hash(self, path: str) -> str | None:
         """The note's content hash now; None when it is gone."""

@@ -7,23 +7,43 @@ provenance of every merged entry is kept. A `Merged from` line records what was 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import datetime as dt
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from bridge.core import frontmatter as fm
 from bridge.core.entry import Entry, Note, RawConcept, Relation, Snippet, render_entry
 from bridge.core.entry_edit import EntryPatch, RelationLine, patch_entry, relation_key
 from bridge.core.operations import Operation
 from bridge.core.paths import link_target
-from bridge.core.relations import WikiLink, parse_wikilink
+from bridge.core.relations import LinkResolver, WikiLink, parse_wikilink
 from bridge.vault.store import NoteFile
 
-if TYPE_CHECKING:
-    from bridge.curate.plan import Planner
+
+class MergeContext(Protocol):
+    """What a merge needs of the one planning it (`curate.plan.Planner` is one).
+
+    Declared here so that the planner imports the merge and not the other way round.
+    """
+
+    @property
+    def author(self) -> str: ...
+
+    @property
+    def now(self) -> dt.datetime: ...
+
+    @property
+    def draft_status(self) -> str: ...
+
+    def key_for(self, source: str) -> Callable[[str], str]: ...
+
+    def resolver(self) -> LinkResolver: ...
+
+    def raw_lines(self, op: Operation) -> tuple[tuple[str, str], ...]: ...
 
 
 def merged_content(
-    planner: Planner,
+    planner: MergeContext,
     op: Operation,
     current: NoteFile | None,
     target: Note | None,

@@ -9,8 +9,9 @@ repeats another note.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,6 +45,30 @@ class OpResult:
             **({"existing": dict(self.existing)} if self.existing is not None else {}),
             **({"duplicate_of": dict(self.duplicate_of)} if self.duplicate_of else {}),
         }
+
+
+@dataclass(frozen=True)
+class BatchWritten:
+    """Announced by the single writer once a batch's files are written, still under its lock.
+
+    The index and git have not seen the batch yet: what a listener writes in turn (it returns
+    those paths) joins the batch's index update and commit. `author` is the batch's writer:
+    an agent (`agent:<name>`), or `human` for a reviewer's reject.
+    """
+
+    written: tuple[str, ...]
+    removed: tuple[str, ...]
+    author: str
+    at: dt.datetime
+
+    @property
+    def changed(self) -> list[str]:
+        """Every path the batch wrote or removed, once each, in batch order."""
+        return list(dict.fromkeys([*self.written, *self.removed]))
+
+
+BatchListener = Callable[[BatchWritten], Iterable[str]]
+"""Told of each written batch; returns the vault paths it wrote itself (none: `()`)."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Protocol
 
 from bridge.core.paths import stem
 from bridge.guide.compose import (
@@ -23,15 +24,23 @@ from bridge.guide.compose import (
 from bridge.guide.example import EXAMPLE_MAX_CHARS, example_flaws, example_order
 from bridge.guide.models import Guide
 from bridge.index.manifest import NoteRecord
+from bridge.opened import OpenVault
+from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import NoteRef, StatusOnlyLifecycle, parse_time
-from bridge.runtime import Bridge
 from bridge.vault.store import NoteError, NoteFile
 
 EXAMPLE_READS = 40
 """Candidates read while looking for the example before falling back to the built-in one."""
 
 
-def note_facts(bridge: Bridge, records: Iterable[NoteRecord], now: datetime) -> list[NoteFact]:
+class Served(OpenVault, Protocol):
+    """The vault a guide describes, with the engine whose queued uses count too."""
+
+    @property
+    def engine(self) -> QueryEngine: ...
+
+
+def note_facts(bridge: Served, records: Iterable[NoteRecord], now: datetime) -> list[NoteFact]:
     """Every indexed note with its importance and recency as of `now`."""
     bridge.engine.lifecycle.flush()  # uses queued by the query path count too
     store = bridge.lifecycle
@@ -55,14 +64,14 @@ def note_facts(bridge: Bridge, records: Iterable[NoteRecord], now: datetime) -> 
     return out
 
 
-def _read(bridge: Bridge, path: str) -> NoteFile | None:
+def _read(bridge: Served, path: str) -> NoteFile | None:
     try:
         return bridge.store.read(path)
     except NoteError:
         return None
 
 
-def find_example(bridge: Bridge, notes: list[NoteFact]) -> VaultExample | None:
+def find_example(bridge: Served, notes: list[NoteFact]) -> VaultExample | None:
     """The best-formed entry of the vault (`example.RULE`), or None."""
     mapping = bridge.settings.status_mapping
     for note in example_order(notes)[:EXAMPLE_READS]:
@@ -75,7 +84,7 @@ def find_example(bridge: Bridge, notes: list[NoteFact]) -> VaultExample | None:
 
 
 def gather_guide(
-    bridge: Bridge,
+    bridge: Served,
     records: Iterable[NoteRecord] | None = None,
     now: datetime | None = None,
     top: int = TOP_ENTRIES,

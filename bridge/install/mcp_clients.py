@@ -18,7 +18,7 @@ from typing import Any, Literal, assert_never
 
 from bridge.install.executable import Platform
 from bridge.install.files import write_atomic
-from bridge.install.service import slug
+from bridge.install.service_spec import slug
 from bridge.settings import Settings
 
 Client = Literal["claude-code", "cursor", "claude-desktop", "vscode"]

@@ -304,7 +304,8 @@ class LocalBackend:
 
         records = {r.path: r for r in self.bridge.index.all_records()}
         tree = TreeNode.model_validate(folder_tree(records, root, depth)).model_dump(mode="json")
-        return {**tree, "overview": folder_overview(self.bridge, root).to_json()}
+        overview = folder_overview(self.bridge.store, self.bridge.index, root)
+        return {**tree, "overview": overview.to_json()}
 
     def related(self, path: str, limit: int) -> dict[str, Any]:
         """The same document and refusals as `GET /v1/similar/{path}` (`routes_similar`)."""

@@ -21,9 +21,9 @@ from bridge.overviews.service import (
     folder_overview,
     gather_facts,
     overview_from_paths,
+    refresh_after_batch,
     refresh_changed,
     write_overviews,
-    write_with_bridge,
 )
 
 __all__ = [
@@ -37,8 +37,8 @@ __all__ = [
     "gather_facts",
     "overview_from_paths",
     "plan_region",
+    "refresh_after_batch",
     "refresh_changed",
     "write_overviews",
     "write_region",
-    "write_with_bridge",
 ]

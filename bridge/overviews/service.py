@@ -1,8 +1,9 @@
 """Folder overviews over a real vault: gather facts, compute, and refresh `_index.md` regions.
 
-Three callers: the `overviews` command (all folders, or one subtree), the curation executor
-after each batch (only the folders a batch touched, and only those whose `_index.md` holds the
-markers), and the read side (`/v1/tree`, MCP `memory_tree`: one folder, nothing written).
+Three callers: the `overviews` command (all folders, or one subtree), the single writer's
+announcement of each batch, to which the wiring subscribes `refresh_after_batch` (only the
+folders a batch touched, and only those whose `_index.md` holds the markers), and the read side
+(`/v1/tree`, MCP `memory_tree`: one folder, nothing written).
 
 The files are the truth: a refresh runs right after a batch's writes, before the index has
 them. So the notes whose summaries a region shows are read and parsed, and so is every note the
@@ -17,7 +18,7 @@ import datetime as dt
 import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bridge.core.overview import (
     FolderOverview,
@@ -32,13 +33,11 @@ from bridge.core.overview import (
     within,
 )
 from bridge.core.paths import parent, stem
+from bridge.curate.results import BatchWritten
+from bridge.index.search_index import SearchIndex
 from bridge.overviews.regions import RegionOutcome, RegionState, plan_region, write_region
 from bridge.state.provenance import AgentWrites
 from bridge.vault.store import NoteError, VaultStore
-
-if TYPE_CHECKING:  # the runtime imports the executor, which imports this module
-    from bridge.index.search_index import SearchIndex
-    from bridge.runtime import Bridge
 
 log = logging.getLogger(__name__)
 
@@ -108,15 +107,15 @@ def overview_from_paths(store: VaultStore, paths: Iterable[str], folder: str) ->
     return compute_overviews(gather_facts(store, inside, {folder}), {folder})[folder]
 
 
-def folder_overview(bridge: Bridge, folder: str = "") -> FolderOverview:
+def folder_overview(store: VaultStore, index: SearchIndex, folder: str = "") -> FolderOverview:
     """The overview of `folder` (`""`: the vault root) on a live bridge; writes nothing.
 
-    Paths come from the bridge's index (no walk of the vault); the titles, summaries and
-    statuses of the folder's own notes are read from the files. Whether or not the folder has
-    an `_index.md` with markers, the overview is the same. A folder that holds nothing gets an
+    Paths come from the index (no walk of the vault); the titles, summaries and statuses of
+    the folder's own notes are read from the files. Whether or not the folder has an
+    `_index.md` with markers, the overview is the same. A folder that holds nothing gets an
     empty overview.
     """
-    return overview_from_paths(bridge.store, bridge.index.paths(), folder.strip().strip("/"))
+    return overview_from_paths(store, index.paths(), folder.strip().strip("/"))
 
 
 # -- reports -------------------------------------------------------------------------------------
@@ -223,19 +222,6 @@ def write_overviews(
     return _refresh(store, writes, paths, folders, now or _utcnow(), None, index)
 
 
-def write_with_bridge(bridge: Bridge, under: str | None = None) -> OverviewsReport:
-    """`write_overviews` as the bridge's single writer: under its lock, then re-indexed.
-
-    The watcher ignores the bridge's own writes, so the index learns of them here.
-    """
-    with bridge.executor.lock:
-        report = write_overviews(bridge.store, bridge.executor.writes, under, index=bridge.index)
-        updated = [o.path for o in report.outcomes.values() if o.state == "updated"]
-        if updated:
-            bridge.reindex(updated)
-    return report
-
-
 # -- after a curation batch ----------------------------------------------------------------------
 
 
@@ -286,6 +272,25 @@ def refresh_changed(
         paths = sorted(p for p in listed if any(_under(parent(p), top) for top in wanted))
     report = _refresh(store, writes, paths, wanted, now, author, index, touched)
     return list(report.outcomes.values())
+
+
+def refresh_after_batch(
+    store: VaultStore, writes: AgentWrites | None, batch: BatchWritten, index: SearchIndex | None
+) -> list[str]:
+    """The single writer's batch listener: refresh the regions the batch touched.
+
+    Returns the `_index.md` paths written, which join the batch. The writes are the batch
+    author's agent writes; after a human's reject the notes keep their owners. A failure here
+    must not fail a batch whose operations were applied: it is logged, and the next batch or
+    `overviews --write` tries again.
+    """
+    writer = batch.author if batch.author.startswith("agent:") else None
+    try:
+        outcomes = refresh_changed(store, writes, batch.changed, batch.at, writer, index)
+    except (OSError, NoteError, ValueError) as exc:  # ValueError: an unsafe path
+        log.warning("folder overviews not refreshed: %s", exc)
+        return []
+    return [o.path for o in outcomes if o.state == "updated"]
 
 
 _QUIET: frozenset[RegionState] = frozenset({"unchanged", "no_index", "no_markers"})

@@ -18,13 +18,14 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from types import TracebackType
+from typing import Generic, TypeVar
 
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from bridge.core.entry import Problem
 from bridge.index.sync import SyncReport
-from bridge.runtime import Bridge
+from bridge.opened import OpenVault
 from bridge.vault.journal import WriteJournal
 from bridge.watch.applier import ChangeApplier, Listener, WatchStats, _utcnow
 from bridge.watch.debounce import Debouncer
@@ -65,7 +66,10 @@ class _QuietStop(logging.Filter):
 _QUIET_STOP = _QuietStop()
 
 
-class LiveVault:
+W = TypeVar("W", bound=OpenVault)
+
+
+class LiveVault(Generic[W]):
     """Watches `bridge`'s vault and keeps its index and lifecycle in line with the files.
 
     `start()` reconciles offline changes, then watches; `stop()` applies what is pending and
@@ -75,7 +79,7 @@ class LiveVault:
 
     def __init__(
         self,
-        bridge: Bridge,
+        bridge: W,
         debounce_ms: int | None = None,
         on_change: Listener | None = None,
     ) -> None:
@@ -168,7 +172,7 @@ class LiveVault:
         """Notes that stayed unreadable after their retries, until they read again."""
         return dict(self.applier.problems)
 
-    def __enter__(self) -> LiveVault:
+    def __enter__(self) -> LiveVault[W]:
         self.start()
         return self
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from bridge.install.executable import installed_command
-from bridge.install.service import slug, systemd_word
+from bridge.install.service_files import systemd_word
+from bridge.install.service_spec import slug
 from tests.conftest import CEILING, snapshot
 from tests.install.conftest import Run, cli, make_vault
 

@@ -1,4 +1,4 @@
-"""A real bridge on a copy of the template, whose executor refreshes overviews after batches."""
+"""A real bridge on a copy of the template; its wiring refreshes overviews after batches."""
 
 from __future__ import annotations
 
@@ -26,13 +26,6 @@ HUMAN_ABOVE = (
 HUMAN_BELOW = "\n## Open questions\n\n- Do we want passkeys? (ask Ana)\n"
 
 
-def with_executor_setting(bridge: Bridge) -> Bridge:
-    """The executor follows the bridge's `overviews_on_curate` setting."""
-    # Set here so these tests do not depend on how `runtime.open_bridge` builds the executor.
-    bridge.executor.overviews_on_curate = bridge.settings.overviews_on_curate
-    return bridge
-
-
 @pytest.fixture
 def open_vault(template_vault: Path, tmp_path: Path) -> Iterator[OpenBridge]:
     """Open (and sync) a bridge on the template copy; settings as keyword arguments."""
@@ -43,7 +36,7 @@ def open_vault(template_vault: Path, tmp_path: Path) -> Iterator[OpenBridge]:
         bridge = open_bridge(Settings(**{**values, **settings}))
         bridge.sync()
         opened.append(bridge)
-        return with_executor_setting(bridge)
+        return bridge
 
     yield make
     for bridge in opened:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bridge.overviews import write_with_bridge
 from bridge.runtime import Bridge
 from bridge.vault.store import content_hash
 from tests.conftest import snapshot
@@ -31,7 +30,7 @@ def current(open_vault: OpenBridge, template_vault: Path, **settings: object) ->
     """A bridge whose vault has the human `engineering/auth/_index.md`, all regions current."""
     write_auth_index(template_vault)
     bridge = open_vault(**settings)
-    report = write_with_bridge(bridge)
+    report = bridge.write_overviews()
     assert not report.problems
     assert report.outcomes["engineering/auth"].state == "updated"
     assert report.outcomes["engineering"].state == "updated"  # auth/ is a link now

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 
 from bridge.core.operations import parse_operations
-from bridge.overviews import write_with_bridge
 from bridge.runtime import open_bridge
 from bridge.settings import Settings
 from bridge.vault.store import content_hash
 from bridge.watch import LiveVault
-from tests.overviews.conftest import AUTH_INDEX, region_of, with_executor_setting, write_auth_index
+from tests.overviews.conftest import AUTH_INDEX, region_of, write_auth_index
 from tests.watch.conftest import close_watched, found, open_watched, wait_until
 
 ENG_INDEX = "engineering/_index.md"
@@ -23,7 +22,6 @@ ENG_INDEX = "engineering/_index.md"
 def live(template_vault: Path, tmp_path: Path) -> Iterator[LiveVault]:
     write_auth_index(template_vault)
     watched = open_watched(template_vault, tmp_path / "state")
-    with_executor_setting(watched.bridge)
     assert watched.ready.is_set()
     yield watched
     close_watched(watched)
@@ -50,7 +48,7 @@ def test_a_batch_region_write_is_the_bridges_own(live: LiveVault) -> None:
 
 
 def test_an_explicit_refresh_of_human_notes_is_not_a_human_edit(live: LiveVault) -> None:
-    report = write_with_bridge(live.bridge)
+    report = live.bridge.write_overviews()
     assert {report.outcomes[f].state for f in ("engineering", "engineering/auth")} == {"updated"}
     wait_until(lambda: live.stats.events >= 2)
     assert live.wait_idle(10)
@@ -62,9 +60,7 @@ def test_a_batch_from_another_process_is_not_a_human_edit(
     live: LiveVault, template_vault: Path, tmp_path: Path
 ) -> None:
     """A writer next to `serve` (its own journal, the same state database)."""
-    other = with_executor_setting(
-        open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
-    )
+    other = open_bridge(Settings(vault=template_vault, state_dir=tmp_path / "state"))
     try:
         op = {"type": "ADD", "path": "engineering/auth/api_keys.md", "title": "Wallabyish"}
         result = other.executor.apply(parse_operations([op]), "agent:cli")

@@ -1,0 +1,123 @@
+"""What is indexed, held in memory: each note's stamp and id, the committed manifest records,
+the link resolver over the paths, and the transcript speakers.
+
+A query looks up a few hundred notes, which must not cost a few hundred SQLite rows; the
+graph, the tree and the guide want every record. The index's writer keeps this in line with
+what it writes; the manifest on disk stays the record that survives a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from bridge.core.relations import LinkResolver
+from bridge.index.manifest import NoteRecord
+from bridge.index.memory import collector_paused
+
+_PATH_LOG = 2_000  # path changes applied to the link resolver one by one; more: a rebuild
+
+
+class FileStamp(NamedTuple):
+    """What the manifest knows of a file without reading it (a tuple: one per note is made
+    at every start-up, see `NoteRecord`)."""
+
+    nid: int
+    size: int
+    mtime_ns: int
+    hash: str
+
+
+class Catalog:
+    """The notes of the index by path and by id.
+
+    `stamps` and `paths` follow every upsert and remove at once (pending ones too); `records`
+    and `record_nids` mirror the manifest rows of the last commit.
+    """
+
+    def __init__(self, records: Iterable[NoteRecord]) -> None:
+        self.stamps: dict[str, FileStamp] = {}
+        self.paths: dict[int, str] = {}
+        self.records: dict[int, NoteRecord] = {}
+        self.record_nids: dict[str, int] = {}
+        with collector_paused():
+            for rec in records:
+                self.stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
+                self.paths[rec.nid] = rec.path
+                self.records[rec.nid] = rec
+                self.record_nids[rec.path] = rec.nid
+        self._next_nid = max(self.paths, default=0) + 1
+        # Bumped when a path appears or disappears (not on edits): link resolution depends on
+        # the set of paths only, so resolvers change just when this does, by the logged changes.
+        self.paths_version = 0
+        self._path_changes: list[tuple[str, bool]] = []  # (path, added) since the resolver
+        self._paths_lock = threading.Lock()
+        self._resolver: tuple[int, LinkResolver] | None = None
+        self.speakers = self._load_speakers()
+
+    def clear(self) -> None:
+        """Forget every note (the index starts over); ids go on from where they were."""
+        for known in (self.stamps, self.paths, self.records, self.record_nids):
+            known.clear()
+        self.speakers = frozenset()
+        with self._paths_lock:
+            self.paths_version += 1
+            self._path_changes = []
+            self._resolver = None
+
+    def allocate(self) -> int:
+        """A note id never given before in this index."""
+        nid = self._next_nid
+        self._next_nid += 1
+        return nid
+
+    def path_changed(self, path: str, added: bool) -> None:
+        """A path appeared or went: resolvers made so far are out of date."""
+        with self._paths_lock:
+            self.paths_version += 1
+            if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
+                self._path_changes.append((path, added))
+
+    def link_resolver(self) -> LinkResolver:
+        """See `SearchIndex.link_resolver`."""
+        with self._paths_lock:  # held while updating: a second caller waits, then reuses it
+            version = self.paths_version
+            cached = self._resolver
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            changes, self._path_changes = self._path_changes, []
+            if cached is None or len(changes) > _PATH_LOG:
+                resolver = LinkResolver(list(self.stamps))
+            else:
+                added = [path for path, adding in changes if adding]
+                removed = [path for path, adding in changes if not adding]
+                resolver = cached[1].updated(added, removed)
+            self._resolver = (version, resolver)
+            return resolver
+
+    def add_speakers(self, participants: Iterable[str]) -> None:
+        self.speakers = self.speakers | frozenset(participants)
+
+    def _load_speakers(self) -> frozenset[str]:
+        found: set[str] = set()
+        for rec in self.records.values():
+            found.update(rec.participants)
+        return frozenset(found)
+
+    def mirror(self, upserts: list[NoteRecord], deletes: list[str]) -> None:
+        """Apply to the in-memory records what `Manifest.apply` just wrote (same rules)."""
+        records, nids = self.records, self.record_nids
+        for path in deletes:
+            gone = nids.pop(path, None)
+            if gone is not None:
+                records.pop(gone, None)
+        for rec in upserts:
+            old = nids.get(rec.path)
+            if old is not None and old != rec.nid:  # same path, other id: replaced
+                records.pop(old, None)
+            prev = records.get(rec.nid)
+            if prev is not None and prev.path != rec.path and nids.get(prev.path) == rec.nid:
+                del nids[prev.path]  # same id, other path: replaced
+            records[rec.nid] = rec
+            nids[rec.path] = rec.nid

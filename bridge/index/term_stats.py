@@ -1,0 +1,101 @@
+"""Term statistics of one index generation: document frequencies, folder sizes, scoped IDF.
+
+What the out-of-domain rule, the direct-answer check and scoped searches ask of the index
+beside the searches themselves. One object per generation, so its caches never outlive the
+documents they counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tantivy
+
+from bridge.index.analysis import QueryTerms
+from bridge.index.queries import count, idf, run, should, term
+from bridge.index.schema import ENTRY_CJK, ENTRY_FIELDS
+
+_SCOPE_WEIGHTS = 100_000  # cached scoped boosts; a cache, bounded
+_SCOPE_SIZES = 10_000  # cached folder sizes
+
+
+class TermStatistics:
+    """Counts over one generation's searchers (the three kinds: entries, blocks, windows)."""
+
+    def __init__(self, schema: tantivy.Schema, searchers: dict[str, tantivy.Searcher]) -> None:
+        self._schema = schema
+        self._searchers = searchers
+        self._scope_weights: dict[tuple[str, str, str, str], float] = {}
+        self._scope_sizes: dict[tuple[str, str], int] = {}
+
+    def scope_size(self, kind: str, scope: str) -> int:
+        """Documents of `kind` under the folder `scope`, counted once."""
+        key = (kind, scope)
+        size = self._scope_sizes.get(key)
+        if size is None:
+            if len(self._scope_sizes) > _SCOPE_SIZES:
+                self._scope_sizes.clear()
+            size = count(self._schema, self._searchers[kind], ("folder", scope))
+            self._scope_sizes[key] = size
+        return size
+
+    def scope_weight(self, kind: str, field: str, word: str, scope: str) -> float:
+        """Boost that turns the term's vault-wide IDF into its IDF inside `scope`.
+
+        Trigger: a query scoped to a folder. Why: tantivy weighs a term by its rarity in the
+        whole index, so a name that is rare in the vault but in every note of the folder (a
+        project's or a person's own folder) outweighs the words that tell those notes apart.
+        Outcome: the scoped query ranks as if the folder were the whole vault (BM25 IDF is a
+        factor of each term's score, so a per-term boost of local/global IDF does exactly
+        that; the average length stays the vault's). Counts are cached.
+        """
+        key = (kind, field, word, scope)
+        cached = self._scope_weights.get(key)
+        if cached is not None:
+            return cached
+        searcher = self._searchers[kind]
+        df = searcher.doc_freq(field, word)
+        weight = 1.0
+        if df > 0:
+            local_n = self.scope_size(kind, scope)
+            local_df = count(self._schema, searcher, (field, word), ("folder", scope))
+            if local_df > 0 and local_n > 0:
+                weight = idf(local_n, local_df) / idf(searcher.num_docs, df)
+        if len(self._scope_weights) > _SCOPE_WEIGHTS:
+            self._scope_weights.clear()
+        self._scope_weights[key] = weight
+        return weight
+
+    def doc_frequency(self, word: str) -> int:
+        """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
+        searcher = self._searchers["entries"]
+        return max(searcher.doc_freq(field, word) for field in (*ENTRY_FIELDS, ENTRY_CJK))
+
+    def term_exists(self, word: str) -> bool:
+        """True when any note contains the (analysed) term."""
+        searcher = self._searchers["entries"]
+        return any(searcher.doc_freq(field, word) > 0 for field in ENTRY_FIELDS)
+
+    def coverage(self, terms: QueryTerms, paths: Sequence[str], limit: int) -> float:
+        """The largest share of the query's words, weighted by IDF, that one of the notes at
+        `paths` holds (`limit`: how many notes were asked about)."""
+        searcher = self._searchers["entries"]
+        docs = max(1, searcher.num_docs)
+        among = tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(self._schema, "path", list(paths)), 0.0
+        )
+        held: dict[int, float] = {}
+        total = 0.0
+        for word in terms.words:
+            df = self.doc_frequency(word)
+            weight = idf(docs, df)
+            total += weight
+            if df == 0:
+                continue
+            has = should([term(self._schema, f, word) for f in ENTRY_FIELDS])
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, has), (tantivy.Occur.Must, among)]
+            )
+            for hit in run(searcher, query, limit):
+                held[hit.nid] = held.get(hit.nid, 0.0) + weight
+        return max(held.values(), default=0.0) / total if total > 0 else 0.0
