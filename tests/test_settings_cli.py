@@ -75,7 +75,7 @@ def test_status_says_which_rule_chose_the_vault(
         ),
         ({"config": "port = 99999\n"}, "config.toml: must be at most 65535"),
         (
-            # 0 wiped the named speaker's own turns from LoCoMo's answers (recall 13.4%)
+            # 0 wiped the named speaker's own turns from LoCoMo's answers (recall @500 9.4%)
             {"env": ("VAULT_BRIDGE_RANK_SPEAKER_BOOST", "0")},
             "invalid setting VAULT_BRIDGE_RANK_SPEAKER_BOOST=0: must be at least 1",
         ),
