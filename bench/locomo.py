@@ -1,23 +1,24 @@
 """LoCoMo evidence recall: the bridge's tiered query engine against a per-turn BM25 baseline.
 
-    python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--deployed] [--json]
+    python bench/locomo.py --data ../shared/bench/locomo/locomo_dev.json [--deployed]
+        [--variants repeat,days,unscoped] [--set KEY=VALUE] [--vectors DIR] [--json]
 
 Every conversation is imported into a fresh vault (`vault-bridge import`'s code path) and
-every question of categories 1-4 is asked through the query engine at each word budget.
+every question of categories 1-4 is asked through the query engine at each word budget, with
+the product's default settings (the dense channel on) unless `--set` says otherwise.
 
 Lab: the engine reads lifecycle facts from the notes (status, `updated`) and records no uses, so
 every question meets the same vault state: retrieval alone.
 
-`--deployed` adds the product as it runs: the default engine of `open_bridge` (state database,
-uses credited as the product credits them, caches on), every question asked once in dataset
-order, and the client opening the first source of each answer (as a person clicks the top
-result or an agent calls `memory_read` with the answer's `query_id`). Then three passes over the
-same state, with the daily decay job run between passes (it writes the maturity changes the
-uses earned, which re-indexes those notes); recall is that of the third pass. Each budget runs
-on its own fresh vault. `tier1_mismatches` counts tier-1 (fuzzy cache) answers whose sources
-differ from a fresh uncached search of the same question; `tier1_other_question` those among
-them where the fresh searches of the two questions differ too (the rest are near-equals the
-uses since caching reordered).
+`--deployed` adds the product as it runs (bench/locomo_deployed.py): uses recorded, the client
+opening the top result, caches on, three passes with the daily decay job between; recall and
+the tiers that answered, for each pass. `--variants` adds more such runs: `repeat` (every
+question asked twice, no decay between: the caches answer), `days` (passes on day 0, 7 and 30,
+the clock moved and the decay job run daily), `unscoped` (questions asked of the whole vault).
+`tier1_mismatches` counts tier-1 (fuzzy cache) answers whose sources differ from a fresh
+uncached search of the same question; `tier1_other_question` those among them where the
+fresh searches of the two questions differ too (the rest are near-equals the uses since
+caching reordered).
 Recall of a question = the share of its evidence turns whose full text appears in the returned
 excerpts; every returned excerpt word counts against the budget. The baseline is a plain
 tantivy index with one document per turn ("speaker: text"), the raw question as the query, and
@@ -27,7 +28,6 @@ the ranked turns cut at the budget.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import re
 import statistics
@@ -49,7 +49,6 @@ from bridge.importer.service import import_transcripts
 from bridge.importer.transcript import parse_transcripts
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
-from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 
@@ -112,15 +111,18 @@ def recall(q: Question, excerpts: str, texts: dict[tuple[str, str], str]) -> flo
     return found / len(q.evidence)
 
 
-# Settings every bridge of this run gets (`--set KEY=VALUE`), and a folder whose vectors are
-# kept between runs (`--vectors`): passages are keyed by their text, so a fresh vault of the
-# same conversations embeds nothing the folder already holds.
-OVERRIDES: dict[str, str] = {}
-VECTORS: Path | None = None
+@dataclass(frozen=True)
+class Setup:
+    """Settings every bridge of a run gets (`--set KEY=VALUE`), and a folder whose vectors are
+    kept between runs (`--vectors`): passages are keyed by their text, so a fresh vault of the
+    same conversations embeds nothing the folder already holds."""
+
+    overrides: tuple[tuple[str, str], ...] = ()
+    vectors: Path | None = None
 
 
 @contextmanager
-def imported(data: object) -> Iterator[Bridge]:
+def imported(data: object, setup: Setup = Setup()) -> Iterator[Bridge]:
     """The product's default bridge on a fresh temporary vault holding every conversation of
     `data` (imported as `vault-bridge import` does), indexed and embedded (the dense channel
     is on by default); closed and removed after."""
@@ -128,11 +130,12 @@ def imported(data: object) -> Iterator[Bridge]:
         vault = Path(tmp) / "vault"
         vault.mkdir()
         state = Path(tmp) / "state"
-        if VECTORS is not None:
-            VECTORS.mkdir(parents=True, exist_ok=True)
+        if setup.vectors is not None:
+            setup.vectors.mkdir(parents=True, exist_ok=True)
             state.mkdir()
-            (state / "semantic").symlink_to(VECTORS.resolve(), target_is_directory=True)
-        bridge = open_bridge(Settings(vault=vault, state_dir=state, **OVERRIDES))
+            (state / "semantic").symlink_to(setup.vectors.resolve(), target_is_directory=True)
+        overrides: dict[str, Any] = dict(setup.overrides)
+        bridge = open_bridge(Settings(vault=vault, state_dir=state, **overrides))
         try:
             import_transcripts(bridge.store, data)
             bridge.sync()
@@ -143,9 +146,9 @@ def imported(data: object) -> Iterator[Bridge]:
 
 
 def run_bridge(
-    data: object, texts: dict[tuple[str, str], str], questions: list[Question]
+    data: object, texts: dict[tuple[str, str], str], questions: list[Question], setup: Setup
 ) -> dict[str, Any]:
-    with imported(data) as bridge:
+    with imported(data, setup) as bridge:
         engine = QueryEngine(
             bridge.index, StatusOnlyLifecycle(), bridge.engine.params, dense=bridge.semantic
         )
@@ -162,70 +165,7 @@ def run_bridge(
                 assert result.words <= budget, (q.text, result.words)
                 excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
                 scores[budget].append((q.category, recall(q, excerpts, texts)))
-    return _summarise(scores) | {"latency_ms": _percentiles(latencies), "ood": flagged}
-
-
-def run_deployed(
-    data: object,
-    texts: dict[tuple[str, str], str],
-    questions: list[Question],
-    passes: int,
-    opens: bool = False,
-) -> dict[str, Any]:
-    """Recall of the last of `passes` passes through the product's own engine (see module doc).
-
-    `opens`: the client also opens the first source of every answer (a use, credited).
-    """
-    scores: dict[int, list[tuple[int, float]]] = defaultdict(list)
-    tiers: dict[str, int] = defaultdict(int)
-    mismatches = tier1 = other_question = 0
-    latencies: list[float] = []
-    for budget in BUDGETS:
-        with imported(data) as bridge:
-            engine = bridge.engine
-            for number in range(1, passes + 1):
-                if number > 1:
-                    bridge.decay(dt.datetime.now(dt.UTC))  # the daily job between passes
-                for q in questions:
-                    scope = f"conversations/{q.conversation}"
-                    start = time.perf_counter()
-                    result = engine.query(q.text, budget_words=budget, limit=100, scope=scope)
-                    latencies.append((time.perf_counter() - start) * 1000)
-                    if result.tier == 1:
-                        tier1 += 1
-                        options = {"budget_words": budget, "limit": 100, "scope": scope}
-                        fresh = _paths(engine.search(q.text, **options))
-                        if fresh != _paths(result):
-                            mismatches += 1
-                            # Uses since the answer was cached can reorder near-equals; a
-                            # different question is one whose own fresh search differs.
-                            if fresh != _paths(engine.search(result.reused_from or "", **options)):
-                                other_question += 1
-                    if opens and result.sources:  # the client opens the top result
-                        engine.use(result.query_id, result.sources[0].path)
-                    if number == passes:
-                        tiers[_tier_label(result)] += 1
-                        excerpts = "\n".join(b.text for s in result.sources for b in s.blocks)
-                        scores[budget].append((q.category, recall(q, excerpts, texts)))
-    return _summarise(scores) | {
-        "latency_ms": _percentiles(latencies),
-        "tiers": dict(sorted(tiers.items())),
-        "tier1_answers": tier1,
-        "tier1_mismatches": mismatches,
-        "tier1_other_question": other_question,
-    }
-
-
-def _paths(result: QueryResult) -> list[str]:
-    return [s.path for s in result.sources]
-
-
-def _tier_label(result: QueryResult) -> str:
-    if result.ood:
-        return "ood"
-    if result.tier >= 3 and result.answer is None:
-        return f"{result.tier} (excerpts, no LLM)"
-    return str(result.tier)
+    return summarise(scores) | {"latency_ms": _percentiles(latencies), "ood": flagged}
 
 
 def run_baseline(texts: dict[tuple[str, str], str], questions: list[Question]) -> dict[str, Any]:
@@ -261,7 +201,7 @@ def run_baseline(texts: dict[tuple[str, str], str], questions: list[Question]) -
                 kept.append(text)
                 used += words
             scores[budget].append((q.category, recall(q, "\n".join(kept), texts)))
-    return _summarise(scores) | {"latency_ms": _percentiles(latencies)}
+    return summarise(scores) | {"latency_ms": _percentiles(latencies)}
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -270,7 +210,8 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
 
 
-def _summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, Any]:
+def summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, Any]:
+    """Recall at each budget, overall and per category, in %."""
     overall = {str(b): round(100 * statistics.fmean(r for _, r in scores[b]), 1) for b in BUDGETS}
     per: dict[str, dict[str, float]] = {}
     for category, name in CATEGORIES.items():
@@ -284,13 +225,23 @@ def _summarise(scores: dict[int, list[tuple[int, float]]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The deployed runs import this module's helpers, so they are imported here, not above;
+    # `bench.` from this checkout when run as a script.
+    sys.path.append(str(Path(__file__).resolve().parents[1]))
+    from bench.locomo_deployed import VARIANTS, run_variants
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--deployed",
         action="store_true",
-        help="also run the product's default engine with uses recorded: once and three passes",
+        help="also run the product's default engine with uses recorded: three passes",
+    )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help=f"more runs of the deployed product, comma-separated: {', '.join(list(VARIANTS)[1:])}",
     )
     parser.add_argument(
         "--set",
@@ -301,13 +252,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--vectors", type=Path, help="keep passage vectors here between runs")
     args = parser.parse_args(argv)
-    global VECTORS
-    VECTORS = args.vectors
-    for item in args.set:
-        key, _, value = item.partition("=")
-        OVERRIDES[key.strip()] = value.strip()
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if args.deployed:
+        variants.insert(0, "deployed")
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        parser.error(
+            f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {list(VARIANTS)}"
+        )
+    overrides = tuple((k.strip(), v.strip()) for k, _, v in (s.partition("=") for s in args.set))
+    setup = Setup(overrides, args.vectors)
     data, texts, questions = load(args.data)
-    ours = run_bridge(data, texts, questions)
+    ours = run_bridge(data, texts, questions, setup)
     base = run_baseline(texts, questions)
     result: dict[str, Any] = {
         "questions": len(questions),
@@ -315,26 +271,38 @@ def main(argv: list[str] | None = None) -> int:
         **ours,
         "baseline": base,
     }
-    engines: list[tuple[str, dict[str, Any]]] = [("vault-bridge (lab)", ours)]
-    if args.deployed:
-        once = run_deployed(data, texts, questions, 1, opens=True)
-        three = run_deployed(data, texts, questions, 3, opens=True)
-        result["deployed"] = once
-        result["deployed_3pass"] = three
-        result["tier1_mismatches"] = int(once["tier1_mismatches"]) + int(three["tier1_mismatches"])
-        engines += [("vault-bridge deployed", once), ("deployed, 3rd pass", three)]
-    engines.append(("tantivy per turn", base))
+    runs = run_variants(variants, data, texts, questions, setup)
+    if runs:
+        result["variants"] = runs
+    if "deployed" in runs:
+        result["deployed"], result["deployed_3pass"] = runs["deployed"][0], runs["deployed"][2]
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    what = ", ".join(args.set) or "product defaults (dense channel on)"
+    _print(result, args.data.name, args.set)
+    return 0
+
+
+def pass_label(variant: str, number: int, run: dict[str, Any]) -> str:
+    """`deployed, pass 1`, `days, day 7 (pass 2)`, ..."""
+    if variant == "days":
+        return f"days, day {run['day']} (pass {number})"
+    return f"{variant}, pass {number}"
+
+
+def _print(result: dict[str, Any], data_name: str, settings: list[str]) -> None:
+    what = ", ".join(settings) or "product defaults (dense channel on)"
     table = Table(
-        title=f"LoCoMo evidence recall, {len(questions)} questions ({args.data.name}; {what})"
+        title=f"LoCoMo evidence recall, {result['questions']} questions ({data_name}; {what})"
     )
     table.add_column("engine")
     table.add_column("slice")
     for b in BUDGETS:
         table.add_column(f"@{b} words", justify="right")
+    engines: list[tuple[str, dict[str, Any]]] = [("vault-bridge (lab)", result)]
+    for variant, runs in result.get("variants", {}).items():
+        engines += [(pass_label(variant, n, r), r) for n, r in enumerate(runs, 1)]
+    engines.append(("tantivy per turn", result["baseline"]))
     for label, res in engines:
         rows = [("overall", res["recall_at_words"])]
         rows += list(res["per_category"].items())
@@ -343,16 +311,16 @@ def main(argv: list[str] | None = None) -> int:
     Console().print(table)
     for label, res in engines[1:-1]:
         Console().print(
-            f"{label}: tiers {res['tiers']}, tier-1 answers {res['tier1_answers']}, "
-            f"tier-1 mismatches {res['tier1_mismatches']} "
-            f"(another question's answer: {res['tier1_other_question']}), "
-            f"latency p50 {res['latency_ms']['p50']} ms"
+            f"{label}: tiers {res['tiers']}, "
+            f"decay changes before it {res['decay_changes_before']}, "
+            f"tier-1 answers {res['tier1_answers']}, tier-1 mismatches {res['tier1_mismatches']} "
+            f"(another question's answer: {res['tier1_other_question']})"
         )
+    ours, base = result["latency_ms"], result["baseline"]["latency_ms"]
     Console().print(
-        f"query latency: vault-bridge p50 {ours['latency_ms']['p50']} ms, "
-        f"p95 {ours['latency_ms']['p95']} ms; baseline p50 {base['latency_ms']['p50']} ms"
+        f"query latency: vault-bridge p50 {ours['p50']} ms, p95 {ours['p95']} ms; "
+        f"baseline p50 {base['p50']} ms"
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -219,7 +219,9 @@ class Settings(BaseSettings):
     rank_window_weight: float = Field(default=0.4, ge=0)
     rank_entry_weight: float = Field(default=0.5, ge=0)
     rank_neighbour_weight: float = Field(default=0.4, ge=0)
-    rank_speaker_boost: float = Field(default=1.6, ge=0)
+    # At least 1 (1: no boost): below it the named speaker's own turns sink, and 0 wiped them
+    # from every answer (LoCoMo dev recall @500: 9.4%, lexical-only 13.4%).
+    rank_speaker_boost: float = Field(default=1.6, ge=1)
     rank_relations_block_weight: float = Field(default=0.5, ge=0)
     rank_relation_factor: float = Field(default=0.5, ge=0, le=1)
     rank_relation_sources: int = Field(default=3, ge=0, le=100)

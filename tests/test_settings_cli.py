@@ -78,6 +78,12 @@ def test_status_says_which_rule_chose_the_vault(
             "VAULT_BRIDGE_DECAY_TIME=25:00: decay_time must be between 00:00 and 23:59",
         ),
         ({"config": "port = 99999\n"}, "config.toml: must be at most 65535"),
+        (
+            # 0 wiped the named speaker's own turns from LoCoMo's answers (recall @500 9.4%)
+            {"env": ("VAULT_BRIDGE_RANK_SPEAKER_BOOST", "0")},
+            "invalid setting VAULT_BRIDGE_RANK_SPEAKER_BOOST=0: must be at least 1",
+        ),
+        ({"config": "rank_speaker_boost = 0.5\n"}, "config.toml: must be at least 1"),
         ({"config": "port = [\n"}, "not valid TOML"),
         ({"config": "prot = 27183\n"}, "unknown setting `prot`; did you mean `port`?"),
         ({"missing_config": True}, "does not exist"),

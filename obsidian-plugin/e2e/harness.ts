@@ -5,7 +5,7 @@
 // manifest, and calls onload(). e2e/run.mjs drives it through `window.vaultBridgeHarness`.
 
 import * as obsidian from "../test/obsidian-shim";
-import { App, FileSystemAdapter, notices, setRequestTransport, TFile, type PluginManifest } from "../test/obsidian-shim";
+import { App, FileSystemAdapter, notices, setRequestTransport, TFile, type PluginManifest, type RequestUrlTransport } from "../test/obsidian-shim";
 import { nodeStandIns, type NodeFixture } from "./node-stand-ins";
 
 /** What the e2e reads from the plugin it loaded (its own fields, as main.ts defines them). */
@@ -24,7 +24,8 @@ export interface Setup {
 
 /**
  * The renderer's `fetch` as the desktop app has it: requests to another origin (the bridge)
- * go out through the e2e server, which presents Obsidian's origin (e2e/lib/server.mjs).
+ * go out through the e2e server, which presents Obsidian's origin (e2e/lib/server.mjs). The
+ * plugin uses it for the event stream only; its API calls go through `requestUrl`.
  */
 const appFetch: typeof fetch = async (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
@@ -79,7 +80,11 @@ const harness = {
 
   /** Loads main.js and manifest.json from the plugin folder and runs onload(). */
   async load(setup: Setup): Promise<void> {
-    setRequestTransport(appFetch);
+    // `requestUrl` is a real HTTP request made by Node (e2e/lib/request-url.mjs), exposed to
+    // the page by run.mjs, as Obsidian makes it outside the renderer.
+    const nodeRequest = (window as unknown as { vaultBridgeRequestUrl?: RequestUrlTransport }).vaultBridgeRequestUrl;
+    if (!nodeRequest) throw new Error("run.mjs did not expose vaultBridgeRequestUrl to the page");
+    setRequestTransport(nodeRequest);
     app.vault.adapter = new FileSystemAdapter(setup.vault);
     app.workspace.onOpen = (link) => {
       opened.push(link.linktext);

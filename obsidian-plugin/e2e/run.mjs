@@ -1,10 +1,12 @@
 // End to end in a real browser: the built plugin (main.js, as Obsidian loads it) in headless
 // Debian Chromium, on the `obsidian` stand-in, against a real `vault-bridge serve` on a temp
-// vault. It connects from Settings (Find bridge, Test connection), asks from the ribbon's view
-// (sources credited by a thumbs-up or an open, not by a thumbs-down or by appearing; excerpts
-// only without an LLM), runs every command from the palette, lists the notes related to the
-// active note once the bridge has embedded the vault, and reviews two agent edits that arrive
-// live (approve: the note changes on disk; reject with a reason: it does not).
+// vault; the plugin's API calls go through `requestUrl`, a real HTTP request made by Node
+// (lib/request-url.mjs), as in the app. It connects from Settings (Find bridge, Test
+// connection), asks from the ribbon's view (sources credited by a thumbs-up or an open, not by
+// a thumbs-down or by appearing; excerpts only without an LLM), runs every command from the
+// palette, lists the notes related to the active note once the bridge has embedded the vault,
+// and reviews two agent edits that arrive live (approve: the note changes on disk; reject with
+// a reason: it does not).
 //
 //   npm run test:e2e    (needs ../.venv from `make setup`, a current main.js from
 //                        `npm run build`, and /usr/bin/chromium)
@@ -27,6 +29,7 @@ import { followRelatedNotes } from "./flows/related.mjs";
 import { reviewEdits } from "./flows/review.mjs";
 import { freePort, initVault, isolatedDirs, startBridge } from "./lib/bridge.mjs";
 import { CEILING_MS, step } from "./lib/page.mjs";
+import { nodeRequestUrl } from "./lib/request-url.mjs";
 import { serveHarness } from "./lib/server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -74,6 +77,21 @@ function launch(profile) {
   });
 }
 
+/**
+ * The plugin's API calls went through `requestUrl` (Node's HTTP, as in the app), and the page's
+ * `fetch` (the e2e server's forwarding) carried only the event stream, which the plugin reads
+ * with `fetch` in the app too.
+ */
+function checkTransports(sent, forwarded) {
+  const calls = new Set(sent.map(({ method, path }) => `${method} ${path.replace(/\/v1\/(entries|lifecycle|similar|reviews)\/.+/, "/v1/$1/…")}`));
+  for (const call of ["GET /v1/health", "GET /v1/status", "POST /v1/query", "POST /v1/feedback", "GET /v1/reviews", "POST /v1/reviews/…"]) {
+    assert.ok(calls.has(call), `${call} did not go through requestUrl: ${[...calls].join(", ")}`);
+  }
+  const fetched = [...new Set(forwarded.map(({ path }) => path))];
+  assert.deepEqual(fetched, ["/v1/events"], "the page's fetch reached the bridge for more than the event stream");
+  step(`  ${sent.length} API calls through requestUrl (Node's HTTP), ${[...calls].length} kinds; the page's fetch: the event stream only`);
+}
+
 async function main() {
   const stale = bundleProblem(plugin);
   if (stale) throw new Error(stale);
@@ -110,6 +128,8 @@ async function main() {
     const page = context.pages()[0] ?? (await context.newPage());
     const errors = [];
     page.on("pageerror", (error) => errors.push(String(error)));
+    const requestUrl = nodeRequestUrl();
+    await page.exposeFunction("vaultBridgeRequestUrl", requestUrl.send);
     await page.goto(site.url);
 
     step("load main.js as Obsidian does: require('obsidian'), new Plugin(app, manifest), onload()");
@@ -127,6 +147,7 @@ async function main() {
     await followRelatedNotes(page, bridge, vault, screenshots);
     await reviewEdits(page, bridge, vault, screenshots);
     assert.deepEqual(errors, [], "errors in the page");
+    checkTransports(requestUrl.sent, site.forwarded);
     step(`screenshots in ${screenshots}: plugin-settings.png, query-view.png, related-view.png, review-view.png`);
     step("passed");
   } finally {

@@ -1,5 +1,6 @@
 // The HTTP client of the bridge API (docs/api.md). The transport is injected: Obsidian's
-// `requestUrl` in the app, a `fetch`-based one in tests and in the browser harness.
+// `requestUrl` in the app (and in the browser harness, where it is Node's HTTP), a scripted
+// one in unit tests.
 
 import type {
   CurateResult,

@@ -1,6 +1,8 @@
 // The e2e page's server. It serves the page and the plugin's real files, and stands in for the
 // two things Obsidian's desktop app has that a web page lacks:
-// - the network as the app sees it: `/net/<scheme>/<host>/<path>` forwards to a loopback host
+// - the renderer's network as the app sees it (the plugin's `fetch`, which reads the event
+//   stream; its `requestUrl` calls are Node's own, lib/request-url.mjs):
+//   `/net/<scheme>/<host>/<path>` forwards to a loopback host
 //   (the bridge). The bridge allows only Obsidian's origins, so a forwarded request that
 //   carries an Origin presents the desktop app's (`app://obsidian.md`); nothing else is added,
 //   the token is the page's own Authorization header. When nothing listens there, the answer
@@ -15,12 +17,14 @@ import { resolve, sep } from "node:path";
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".json": "application/json" };
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-/** `files` maps URL paths to files on disk. Returns {url, close}. */
+/** `files` maps URL paths to files on disk. Returns {url, close, forwarded}: `forwarded` logs
+ * each request the page's fetch sent to the bridge (`{method, path}`). */
 export async function serveHarness(files, fsRoot, port) {
   const roots = [resolve(fsRoot), realpathSync(fsRoot)];
+  const forwarded = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname.startsWith("/net/")) return forward(req, res, url);
+    if (url.pathname.startsWith("/net/")) return forward(req, res, url, forwarded);
     if (url.pathname.startsWith("/fs/")) return answerFs(res, url, roots);
     const file = files[url.pathname];
     if (!file) {
@@ -34,6 +38,7 @@ export async function serveHarness(files, fsRoot, port) {
   await new Promise((done) => server.listen(port, "127.0.0.1", done));
   return {
     url: `http://localhost:${port}/`,
+    forwarded,
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();
@@ -62,8 +67,9 @@ function answerFs(res, url, roots) {
   res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end(text());
 }
 
-function forward(req, res, url) {
+function forward(req, res, url, forwarded) {
   const [, , scheme, hostPort = "", ...rest] = url.pathname.split("/");
+  forwarded.push({ method: req.method, path: `/${rest.join("/")}` });
   const target = new URL(`${scheme}://${hostPort}`);
   if (scheme !== "http" || !LOOPBACK.has(target.hostname)) {
     res.writeHead(403).end(`the e2e page reaches loopback http only, not ${scheme}://${hostPort}`);

@@ -333,11 +333,19 @@ export interface RequestUrlResponse {
   json: unknown;
 }
 
-let transport: typeof fetch | null = null;
+/** What answers a `requestUrl`: the e2e page's is a real HTTP request made by Node. */
+export type RequestUrlTransport = (request: {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}) => Promise<{ status: number; headers: Record<string, string>; text: string }>;
+
+let transport: RequestUrlTransport | null = null;
 
 /** Where `requestUrl` sends requests; unset (unit tests), it refuses: inject a RequestFn. */
-export function setRequestTransport(fetchFn: typeof fetch | null): void {
-  transport = fetchFn;
+export function setRequestTransport(send: RequestUrlTransport | null): void {
+  transport = send;
 }
 
 /** Obsidian's `requestUrl`: throws on no answer, and on an error status unless `throw: false`. */
@@ -346,14 +354,14 @@ export async function requestUrl(request: RequestUrlParam | string): Promise<Req
   const params = typeof request === "string" ? { url: request } : request;
   const headers = { ...(params.headers ?? {}) };
   if (params.contentType) headers["Content-Type"] = params.contentType;
-  const response = await transport(params.url, { method: params.method ?? "GET", headers, body: params.body });
-  const text = await response.text();
+  const response = await transport({ url: params.url, method: params.method ?? "GET", headers, body: params.body });
+  const text = response.text;
   if (params.throw !== false && response.status >= 400) {
     throw Object.assign(new Error(`Request failed, status ${response.status}`), { status: response.status });
   }
   return {
     status: response.status,
-    headers: Object.fromEntries(response.headers.entries()),
+    headers: response.headers,
     text,
     get json(): unknown {
       return JSON.parse(text);

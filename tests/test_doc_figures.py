@@ -1,0 +1,160 @@
+"""The figures the README and docs/benchmarks.md quote are the ones the benches wrote.
+
+`bench/results/*.json` are the `--json` outputs of the runs the docs quote (their commands are
+in bench/results/README.md). A figure edited by hand, or a rerun whose JSON was committed
+without the docs (or the other way round), fails here: the README's figures paragraph must
+hold, in bold and in order, exactly the values computed below from the JSON, and no other
+percentage; docs/benchmarks.md must hold the table rows built from the same JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Any
+
+from tests.conftest import ROOT
+
+RESULTS = ROOT / "bench" / "results"
+README_FIGURES = "Measured without an LLM"  # how the README's figures paragraph starts
+
+
+@cache
+def result(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((RESULTS / f"{name}.json").read_text())
+    return data
+
+
+def _at500(run: dict[str, Any]) -> float:
+    return float(run["recall_at_words"]["500"])
+
+
+def _superseded(name: str, variant: str, tolerance: str = "0.05 (default)") -> dict[str, Any]:
+    (found,) = [v for v in result(name)["variants"] if v["variant"] == variant]
+    (row,) = [r for r in found["rows"] if r["tolerance"] == tolerance]
+    return dict(row)
+
+
+def readme_figures() -> list[str]:
+    """The README's figures, in the order its paragraph states them."""
+    dense, lexical = result("locomo"), result("locomo_lexical")
+    no_boost = result("locomo_no_speaker_boost")
+    unscoped = dense["variants"]["unscoped"][0]
+    percents = [
+        _at500(dense),
+        _at500(dense["baseline"]),
+        _at500(dense["deployed_3pass"]),
+        _at500(lexical),
+        _at500(lexical["deployed_3pass"]),
+    ]
+    boost_points = round(_at500(dense) - _at500(no_boost), 1)
+    later = [
+        _at500(no_boost),
+        _at500(unscoped),
+        _superseded("updates", "near")["all"],
+        _superseded("updates", "near", "off")["all"],
+        _superseded("updates_lexical", "near")["all"],
+        _superseded("updates", "wide")["all"],
+    ]
+    return [
+        *(f"{v:.1f}%" for v in percents),
+        f"{boost_points:.1f}",
+        *(f"{v:.1f}%" for v in later),
+        str(_superseded("updates", "distractor")["lifted"]),
+    ]
+
+
+def readme_paragraph() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index(README_FIGURES)
+    return text[start : text.index("\n\n", start)]
+
+
+def test_the_readme_quotes_the_benches_figures() -> None:
+    paragraph = readme_paragraph()
+    quoted = re.findall(r"\*\*([\d.,]+%?)\*\*", paragraph)
+    assert quoted == readme_figures()
+    # Every percentage is one of them: a figure added without its JSON fails.
+    loose = re.findall(r"\d+(?:\.\d+)?%", re.sub(r"\*\*[^*]+\*\*", "", paragraph))
+    assert loose == [], f"percentages not taken from bench/results: {loose}"
+
+
+def test_each_result_is_the_run_its_command_names() -> None:
+    # The settings each JSON was made with are the ones the docs attribute to it.
+    assert result("locomo")["settings"] == []
+    assert set(result("locomo")["variants"]) == {"deployed", "repeat", "days", "unscoped"}
+    assert result("locomo_lexical")["settings"] == ["embed_model=off"]
+    assert result("locomo_no_speaker_boost")["settings"] == ["rank_speaker_boost=1"]
+    assert result("locomo_tolerance_10")["settings"] == ["rank_lifecycle_tolerance=0.1"]
+    assert result("updates")["settings"] == []
+    assert result("updates_lexical")["settings"] == ["embed_model=off"]
+    listed = (RESULTS / "README.md").read_text()
+    for path in sorted(RESULTS.glob("*.json")):
+        assert f"`{path.name}`" in listed, f"{path.name} has no command in bench/results/README.md"
+
+
+def _tiers(run: dict[str, Any]) -> str:
+    names = {"3 (excerpts, no LLM)": "3", "4 (excerpts, no LLM)": "4"}
+    counts = {names.get(k, k): v for k, v in run["tiers"].items()}
+    return " · ".join(f"{k}: {v:,}" for k, v in sorted(counts.items()))
+
+
+def _recall_cells(run: dict[str, Any]) -> str:
+    at = run["recall_at_words"]
+    multi = run["per_category"]["multi-hop"]["500"]
+    return f"{at['200']} | {at['500']} | {at['1000']} | {multi}"
+
+
+def locomo_rows() -> list[str]:
+    """docs/benchmarks.md's table of LoCoMo runs (issue 24), one row per pass."""
+    dense = result("locomo")
+    variants = dense["variants"]
+    rows = [f"| lab (no uses recorded) | {_recall_cells(dense)} | - | - |"]
+    labels = {
+        "deployed": ("deployed, pass 1", "pass 2 (decay job first, same day)", "pass 3 (the same)"),
+        "repeat": ("repeat, pass 1", "pass 2 (no decay between)"),
+        "days": ("days, day 0", "day 7 (decay job daily since)", "day 30 (the same)"),
+        "unscoped": ("unscoped (whole vault), pass 1",),
+    }
+    for name, names in labels.items():
+        for label, run in zip(names, variants[name], strict=True):
+            decay = run["decay_changes_before"]
+            rows.append(f"| {label} | {_recall_cells(run)} | {_tiers(run)} | {decay} |")
+    for name, what in (("locomo_lexical", "lexical-only"), ("locomo_no_speaker_boost", "no boost")):
+        other = result(name)
+        for label, run in (("lab", other), ("deployed", other["deployed"])):
+            rows.append(f"| {what}: {label} | {_recall_cells(run)} | - | - |")
+        third = other["deployed_3pass"]
+        rows.append(f"| {what}: 3rd pass | {_recall_cells(third)} | {_tiers(third)} | - |")
+    return rows
+
+
+TOLERANCES = {"off": "off", "0.02": "2%", "0.05 (default)": "5% (default)", "0.1": "10%"}
+
+
+def superseded_rows() -> list[str]:
+    """docs/benchmarks.md's superseded-facts tables: dense (default) and lexical-only."""
+    rows = []
+    columns = ("all", "old-used", "new-used", "unused", "human core")
+    for variant, label in (("near", "one word"), ("wide", "3-4 words")):
+        for tolerance, shown in TOLERANCES.items():
+            dense = _superseded("updates", variant, tolerance)
+            lexical = _superseded("updates_lexical", variant, tolerance)
+            cells = " | ".join(f"{dense[c]:.1f}" for c in columns)
+            rows.append(f"| {label} | {shown} | {cells} | {lexical['all']:.1f} |")
+    for tolerance, shown in TOLERANCES.items():
+        dense = _superseded("updates", "distractor", tolerance)
+        lexical = _superseded("updates_lexical", "distractor", tolerance)
+        rows.append(
+            f"| {shown} | {dense['relevant first']:.1f} | {dense['lifted']} "
+            f"| {lexical['relevant first']:.1f} | {lexical['lifted']} |"
+        )
+    return rows
+
+
+def test_docs_benchmarks_tables_are_the_benches_figures() -> None:
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    missing = [row for row in [*locomo_rows(), *superseded_rows()] if row not in text]
+    wrong = "\n".join(missing)
+    assert missing == [], f"rows of docs/benchmarks.md that differ from bench/results:\n{wrong}"
