@@ -47,3 +47,20 @@ def test_many_changes_compact_without_losing_a_live_passage() -> None:
     hits = m.search(_unit(1, 1), 1500)
     assert {h.nid for h in hits} == set(range(1500))
     assert {h.last for h in hits} == {2}
+
+
+def test_scores_stay_within_a_few_thousandths_of_the_cosine_across_many_slabs() -> None:
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((10_000, 32)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    m = PassageMatrix(32)
+    for nid in range(len(rows)):
+        m.put(nid, [(0, 0)], rows[nid : nid + 1])
+    query = rows[9_321] + 0.2 * rng.standard_normal(32).astype(np.float32)
+    query /= np.linalg.norm(query)
+    exact = rows @ query
+    hits = m.search(query, 50)
+    assert hits[0].nid == 9_321  # past the first slabs: every row is scored
+    assert max(abs(h.score - exact[h.nid]) for h in hits) < 0.01
+    assert len({h.nid for h in hits} & set(np.argsort(-exact)[:50].tolist())) >= 47
+    assert np.allclose(m.vectors_of(42), rows[42:43], atol=0.01)
