@@ -53,6 +53,7 @@ class PassageMatrix:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._lock = threading.Lock()
+        self._local = threading.local()  # each searching thread's slab buffer
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._factor = np.zeros(0, dtype=np.float32)
         self._nid = np.zeros(0, dtype=np.int64)
@@ -156,11 +157,7 @@ class PassageMatrix:
             )
         if n == 0 or limit <= 0:
             return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        scores = np.empty(n, dtype=np.float32)
-        for start in range(0, n, _SLAB):
-            end = min(start + _SLAB, n)
-            np.matmul(codes[start:end].astype(np.float32), q, out=scores[start:end])
+        scores = self._scores(codes, n, np.asarray(query, dtype=np.float32).reshape(-1))
         scores *= factor[:n]
         owners = nid[:n]
         valid = owners != _DEAD
@@ -175,6 +172,27 @@ class PassageMatrix:
             DenseHit(int(owners[i]), int(span[i, 0]), int(span[i, 1]), float(scores[i]))
             for i in top
         ]
+
+
+    def _scores(
+        self, codes: npt.NDArray[np.int8], n: int, q: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """`codes[:n] @ q`, a slab at a time through this thread's float32 buffer.
+
+        The buffer is kept: allocating a fresh slab per step costs more than the product
+        (page faults on every step: 61 against 15 ms at 196,000 rows, measured in `serve`'s
+        process, where freed slabs go back to the system).
+        """
+        buffer: npt.NDArray[np.float32] | None = getattr(self._local, "buffer", None)
+        if buffer is None or buffer.shape[1] != codes.shape[1]:
+            buffer = self._local.buffer = np.empty((_SLAB, codes.shape[1]), dtype=np.float32)
+        scores = np.empty(n, dtype=np.float32)
+        for start in range(0, n, _SLAB):
+            end = min(start + _SLAB, n)
+            slab = buffer[: end - start]
+            np.copyto(slab, codes[start:end], casting="unsafe")
+            np.matmul(slab, q, out=scores[start:end])
+        return scores
 
 
 def _top(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
