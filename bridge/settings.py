@@ -284,7 +284,7 @@ class Settings(BaseSettings):
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
     dense_block_weight: float = Field(default=0.6, ge=0)
-    dense_share_exact: float = Field(default=0.2, ge=0, le=1)
+    dense_share_exact: float = Field(default=0.35, ge=0, le=1)
     dense_share_vague: float = Field(default=0.8, ge=0, le=1)
     dense_depth: int = Field(default=100, ge=1, le=10_000)
     dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)

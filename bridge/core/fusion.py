@@ -39,7 +39,7 @@ class DenseParams:
     # The dense share moves with the lexical match's strength: from `share_exact` when the
     # best lexical notes hold all the question's rare words, to `share_vague` when they hold
     # none (`channel_weights`); equal, a fixed share.
-    share_exact: float = 0.2
+    share_exact: float = 0.35
     share_vague: float = 0.8
     depth: int = 100
     other_language: float = 0.5

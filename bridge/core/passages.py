@@ -37,7 +37,7 @@ PASSAGE_RULE = 2
 _COMMENTS = re.compile(r"%%|<!--|-->")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PassageBlock:
     """A block as the passage rule needs it: its ordinal, heading path and text."""
 
@@ -47,7 +47,7 @@ class PassageBlock:
     metadata: bool = False  # a Relations or Raw Concept block: about other notes, not knowledge
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     """Blocks `first`..`last` (ordinals) of a note, and the text the encoder is given."""
 

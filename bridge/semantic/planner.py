@@ -33,7 +33,7 @@ from bridge.semantic.store import StoredNote, Unit, VectorStore
 BOILERPLATE_NOTES = 200  # from this many notes, template lines are counted
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NotePlan:
     """A note's passages (none when the model does not serve its language) and language."""
 
@@ -44,7 +44,7 @@ class NotePlan:
     passages: tuple[Passage, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _KeyedPassage(Passage):
     """A stored passage: its text is not kept (the key names its vector), only its span."""
 

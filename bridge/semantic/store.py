@@ -38,7 +38,7 @@ _CHUNK = 500  # keys per SELECT: under SQLite's bound-parameter limit
 DTYPE = np.float16  # half the bytes of float32; cosines move by < 0.001
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One passage of a note: its block span and its vector's key."""
 
@@ -47,7 +47,7 @@ class Unit:
     key: bytes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredNote:
     """A note as embedded: for which content key, in which language, with which passages."""
 
