@@ -62,6 +62,10 @@ def readme_figures() -> list[str]:
         f"{boost_points:.1f}",
         *(f"{v:.1f}%" for v in later),
         str(_superseded("updates", "distractor")["lifted"]),
+        f"{result('hub')['all']['first']:.1f}%",
+        f"{result('hub_lexical')['all']['first']:.1f}%",
+        f"{result('hub')['all']['within_3']:.1f}%",
+        str(result("hub")["off_topic_flagged"]),
     ]
 
 
@@ -89,6 +93,10 @@ def test_each_result_is_the_run_its_command_names() -> None:
     assert result("locomo_tolerance_10")["settings"] == ["rank_lifecycle_tolerance=0.1"]
     assert result("updates")["settings"] == []
     assert result("updates_lexical")["settings"] == ["embed_model=off"]
+    assert result("locomo_even")["settings"] == ["dense_share_exact=0.5", "dense_share_vague=0.5"]
+    assert result("hub")["settings"] == []
+    assert result("hub_lexical")["settings"] == ["embed_model=off"]
+    assert result("hub_even")["settings"] == ["dense_share_exact=0.5", "dense_share_vague=0.5"]
     listed = (RESULTS / "README.md").read_text()
     for path in sorted(RESULTS.glob("*.json")):
         assert f"`{path.name}`" in listed, f"{path.name} has no command in bench/results/README.md"
@@ -153,8 +161,70 @@ def superseded_rows() -> list[str]:
     return rows
 
 
+def dense_rows() -> list[str]:
+    """docs/benchmarks.md's LoCoMo table with and without the dense channel."""
+    runs = [result("locomo_lexical"), result("locomo"), result("locomo_even")]
+
+    def words(run: dict[str, Any], bold: bool) -> str:
+        at = run["recall_at_words"]
+        middle = f"**{at['500']}**" if bold else str(at["500"])
+        return f"{at['200']} / {middle} / {at['1000']}"
+
+    def row(label: str, pick: Any) -> str:
+        return (
+            f"| {label} | "
+            + " | ".join(words(pick(run), i == 1) for i, run in enumerate(runs))
+            + " |"
+        )
+
+    def categories(run: dict[str, Any]) -> str:
+        cat = run["per_category"]
+        return " / ".join(str(cat[c]["500"]) for c in ("temporal", "open-domain", "single-hop"))
+
+    multi = " | ".join(
+        f"{r['per_category']['multi-hop']['500']} / "
+        f"{r['deployed_3pass']['per_category']['multi-hop']['500']}"
+        for r in runs
+    )
+    return [
+        row("lab", lambda run: run),
+        row("deployed", lambda run: run["deployed"]),
+        row("deployed, 3rd pass", lambda run: run["deployed_3pass"]),
+        f"| multi-hop @500 (lab / 3rd pass) | {multi} |",
+        "| temporal / open-domain / single-hop @500 (lab) | "
+        + " | ".join(categories(r) for r in runs)
+        + " |",
+    ]
+
+
+def hub_rows() -> list[str]:
+    """docs/benchmarks.md's real-vault table: lexical-only, dense (default), fixed even share."""
+    runs = [result("hub_lexical"), result("hub"), result("hub_even")]
+
+    def row(label: str, cell: Any) -> str:
+        cells = [cell(run) for run in runs]
+        cells[1] = f"**{cells[1]}**"
+        return f"| {label} | {' | '.join(cells)} |"
+
+    def split(measure: str) -> Any:
+        return lambda run: f"{run['own'][measure]:.1f}% / {run['page'][measure]:.1f}%"
+
+    return [
+        row("first source answers (all 52)", lambda run: f"{run['all']['first']:.1f}%"),
+        f"| ... own words (39) / page words (13) | {' | '.join(split('first')(r) for r in runs)} |",
+        row("an answer within the first 3", lambda run: f"{run['all']['within_3']:.1f}%"),
+        f"| ... own words / page words | {' | '.join(split('within_3')(r) for r in runs)} |",
+        row("mean reciprocal rank (first 10)", lambda run: f"{run['all']['mrr']:.3f}"),
+        row(
+            'off-topic questions answered "Nothing in memory"',
+            lambda run: f"{run['off_topic_flagged']} of {run['off_topic']}",
+        ),
+    ]
+
+
 def test_docs_benchmarks_tables_are_the_benches_figures() -> None:
     text = (ROOT / "docs" / "benchmarks.md").read_text()
-    missing = [row for row in [*locomo_rows(), *superseded_rows()] if row not in text]
+    rows = [*locomo_rows(), *superseded_rows(), *hub_rows(), *dense_rows()]
+    missing = [row for row in rows if row not in text]
     wrong = "\n".join(missing)
     assert missing == [], f"rows of docs/benchmarks.md that differ from bench/results:\n{wrong}"
