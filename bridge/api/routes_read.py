@@ -90,7 +90,7 @@ def status(ctx: Ctx) -> Status:
         state_dir=str(bridge.settings.state_path),
         notes=bridge.index.note_count(),
         generation=bridge.index.generation,
-        unresolved_links=ctx.graph.snapshot().unresolved,
+        unresolved_links=ctx.graph.unresolved(),
         llm_model=bridge.settings.llm_model,
         watching=ctx.watching,
         pending_reviews=pending,
@@ -171,11 +171,11 @@ def entry(
     file = _read(ctx, path)
     credit = _credit(ctx, from_query, file.path) if from_query else None
     note = file.parse()
-    snapshot = ctx.graph.snapshot()
+    resolver = ctx.bridge.index.link_resolver()
     relations = [
         RelationOut(
             target=link.target,
-            path=snapshot.resolver.resolve(link.target, note.path),
+            path=resolver.resolve(link.target, note.path),
             reason=link.reason,
             alias=link.alias,
             heading=link.heading,
@@ -197,7 +197,7 @@ def entry(
         body=note.body,
         text=file.text,
         relations=relations,
-        backlinks=sorted(snapshot.backlinks.get(note.path, [])),
+        backlinks=ctx.graph.backlinks(note.path),
         problems=[p.message for p in note.problems],
         lifecycle=lifecycle,
         credit=None if credit is None else credit.value,
