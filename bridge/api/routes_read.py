@@ -118,23 +118,22 @@ def _ask(
         raise ApiError(400, "bad_scope", str(exc)) from exc
 
 
-# Trigger: a query without an LLM is milliseconds of CPU under the GIL. Why: handing it to the
-# thread pool adds a hop and, with dozens of clients, GIL convoys (measured: 520 queries/s at 5
-# clients fell to 133 at 50). Outcome: run it on the event loop; only LLM tiers, which wait on
-# the network for seconds, go to a thread.
+# Questions run on the answer threads (`ApiContext.answer`); an LLM tier waits on the network
+# for seconds, so with an LLM configured they go to Starlette's larger pool instead and cannot
+# hold the answer threads.
 @router.post("/query", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Answer through the tiers (cache, direct, LLM) with sources and excerpts."""
     arrived = time.monotonic()  # an LLM answer's time budget counts from here, queueing included
     if ctx.bridge.engine.answerer is not None:
         return await run_in_threadpool(_ask, ctx, body, "query", arrived)
-    return _ask(ctx, body, "query", arrived)
+    return await ctx.answer(_ask, ctx, body, "query", arrived)
 
 
 @router.post("/search", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Ranked notes with excerpts: no answer, no cache, no out-of-domain cut."""
-    return _ask(ctx, body, "search")
+    return await ctx.answer(_ask, ctx, body, "search")
 
 
 def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> Credit | None:

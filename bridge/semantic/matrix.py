@@ -173,7 +173,6 @@ class PassageMatrix:
             for i in top
         ]
 
-
     def _scores(
         self, codes: npt.NDArray[np.int8], n: int, q: npt.NDArray[np.float32]
     ) -> npt.NDArray[np.float32]:
