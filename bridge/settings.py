@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     port: int = Field(
         default=27182, ge=0, le=65535, description="Port the API listens on (0: any free port)."
     )
+    answer_threads: int = Field(
+        default=2, ge=1, le=64, description="Threads that answer questions, off the event loop."
+    )
     llm_model: str | None = Field(
         default=None,
         description="litellm model name; unset means no LLM; `fake` answers without a service.",

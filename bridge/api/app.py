@@ -42,7 +42,13 @@ def create_app(
         responses=error_responses(403, 413, 421),
     )
     bus = bus or EventBus()
-    ctx = ApiContext(bridge=bridge, bus=bus, graph=GraphCache(bridge.index), watching=watching)
+    ctx = ApiContext(
+        bridge=bridge,
+        bus=bus,
+        graph=GraphCache(bridge.index),
+        watching=watching,
+        answer_threads=bridge.settings.answer_threads,
+    )
     app.state.ctx = ctx
 
     def on_commit(generation: int, paths: list[str]) -> None:

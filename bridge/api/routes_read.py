@@ -90,7 +90,7 @@ def status(ctx: Ctx) -> Status:
         state_dir=str(bridge.settings.state_path),
         notes=bridge.index.note_count(),
         generation=bridge.index.generation,
-        unresolved_links=ctx.graph.snapshot().unresolved,
+        unresolved_links=ctx.graph.unresolved(),
         llm_model=bridge.settings.llm_model,
         watching=ctx.watching,
         pending_reviews=pending,
@@ -118,23 +118,22 @@ def _ask(
         raise ApiError(400, "bad_scope", str(exc)) from exc
 
 
-# Trigger: a query without an LLM is milliseconds of CPU under the GIL. Why: handing it to the
-# thread pool adds a hop and, with dozens of clients, GIL convoys (measured: 520 queries/s at 5
-# clients fell to 133 at 50). Outcome: run it on the event loop; only LLM tiers, which wait on
-# the network for seconds, go to a thread.
+# Questions run on the answer threads (`ApiContext.answer`); an LLM tier waits on the network
+# for seconds, so with an LLM configured they go to Starlette's larger pool instead and cannot
+# hold the answer threads.
 @router.post("/query", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def query(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Answer through the tiers (cache, direct, LLM) with sources and excerpts."""
     arrived = time.monotonic()  # an LLM answer's time budget counts from here, queueing included
     if ctx.bridge.engine.answerer is not None:
         return await run_in_threadpool(_ask, ctx, body, "query", arrived)
-    return _ask(ctx, body, "query", arrived)
+    return await ctx.answer(_ask, ctx, body, "query", arrived)
 
 
 @router.post("/search", response_model=QueryResult, tags=["query"], responses=error_responses(400))
 async def search(body: QueryRequest, ctx: Ctx) -> QueryResult:
     """Ranked notes with excerpts: no answer, no cache, no out-of-domain cut."""
-    return _ask(ctx, body, "search")
+    return await ctx.answer(_ask, ctx, body, "search")
 
 
 def _credit(ctx: ApiContext, query_id: str, path: str, helpful: bool = True) -> Credit | None:
@@ -171,11 +170,11 @@ def entry(
     file = _read(ctx, path)
     credit = _credit(ctx, from_query, file.path) if from_query else None
     note = file.parse()
-    snapshot = ctx.graph.snapshot()
+    resolver = ctx.bridge.index.link_resolver()
     relations = [
         RelationOut(
             target=link.target,
-            path=snapshot.resolver.resolve(link.target, note.path),
+            path=resolver.resolve(link.target, note.path),
             reason=link.reason,
             alias=link.alias,
             heading=link.heading,
@@ -197,7 +196,7 @@ def entry(
         body=note.body,
         text=file.text,
         relations=relations,
-        backlinks=sorted(snapshot.backlinks.get(note.path, [])),
+        backlinks=ctx.graph.backlinks(note.path),
         problems=[p.message for p in note.problems],
         lifecycle=lifecycle,
         credit=None if credit is None else credit.value,

@@ -66,6 +66,7 @@ class BackgroundServer:
     """uvicorn in a thread, for tests and embedding: `start()` returns once it accepts."""
 
     def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
         self.server = make_server(app, host, port)
         self.thread = threading.Thread(target=self.server.run, name="vault-bridge-api", daemon=True)
 
@@ -87,3 +88,6 @@ class BackgroundServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+        ctx = getattr(self.app.state, "ctx", None)
+        if ctx is not None:
+            ctx.close()  # the answer threads

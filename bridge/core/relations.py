@@ -171,6 +171,27 @@ def _name(path: str) -> str:
     return link_target(path).lower().rsplit("/", 1)[-1]
 
 
+def note_name(path: str) -> str:
+    """The name links find a note by: its file name, lower case, without the suffix."""
+    return _name(path)
+
+
+def link_name(target: str) -> str:
+    """The note name a link target can resolve to: only notes of that name (`note_name`)
+    can be its answer, whichever rule of `LinkResolver.resolve` finds it. `""` for a link
+    into its own note (`[[#heading]]`); `"*"` for a path that ends in `..` or `.`, which
+    any note may answer."""
+    key = _key(target)
+    if not key:
+        return ""
+    last = key.rsplit("/", 1)[-1]
+    return "*" if last in {"", ".", ".."} else last
+
+
+def _key(target: str) -> str:
+    return link_target(target.strip().replace("\\", "/")).lower().lstrip("/")
+
+
 class LinkResolver:
     """Resolves link targets to note paths the way Obsidian does.
 
@@ -234,7 +255,7 @@ class LinkResolver:
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The note a link points at, or None when it resolves to nothing."""
-        key = link_target(target.strip().replace("\\", "/")).lower().lstrip("/")
+        key = _key(target)
         if not key:
             return source  # `[[#heading]]` points into the linking note itself
         exact = self._exact(key)

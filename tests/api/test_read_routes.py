@@ -227,3 +227,29 @@ def test_hostile_frontmatter_is_served_small_and_without_errors(api: LiveApi) ->
     bomb = api.client.get("/v1/entries/journal/bomb.md", headers=api.auth)
     assert bomb.status_code == 200 and len(bomb.content) < 10_000  # was 432 MB
     assert bomb.json()["frontmatter"] == {}
+
+
+def test_status_and_backlinks_follow_each_write(api: LiveApi) -> None:
+    def status() -> int:
+        body = api.client.get("/v1/status", headers=api.auth).json()
+        return int(body["unresolved_links"])
+
+    def add(path: str, title: str, *relations: str) -> None:
+        op = {"type": "ADD", "path": path, "title": title, "narrative": f"{title} in detail."}
+        body = {"operations": [{**op, "relations": list(relations)}], "author": "agent:test"}
+        done = api.client.post("/v1/curate/operations", json=body, headers=api.auth).json()
+        assert done["counts"]["applied"] == 1, done
+
+    assert status() == 0
+    add("engineering/ops/deploys.md", "Deploys", "@engineering/ops/rollback.md - how to undo one")
+    assert status() == 1  # the runbook does not exist yet
+    add("engineering/ops/rollback.md", "Rollback")
+    assert status() == 0  # the waiting link found it
+    entry = api.client.get("/v1/entries/engineering/ops/rollback.md", headers=api.auth).json()
+    assert "engineering/ops/deploys.md" in entry["backlinks"]
+    graph = api.client.get("/v1/graph", headers=api.auth).json()
+    assert {
+        "source": "engineering/ops/deploys.md",
+        "target": "engineering/ops/rollback.md",
+    } in graph["edges"]
+    assert graph["unresolved"] == 0
