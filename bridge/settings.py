@@ -64,7 +64,7 @@ class Settings(BaseSettings):
         default=27182, ge=0, le=65535, description="Port the API listens on (0: any free port)."
     )
     answer_threads: int = Field(
-        default=2, ge=1, le=64, description="Threads that answer questions, off the event loop."
+        default=1, ge=1, le=64, description="Threads that answer questions, off the event loop."
     )
     llm_model: str | None = Field(
         default=None,

@@ -27,7 +27,7 @@ class ApiContext:
     graph: GraphCache
     watching: bool = False
     services: dict[str, Any] = field(default_factory=dict)
-    answer_threads: int = 2
+    answer_threads: int = 1
     _answers: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
 
     async def answer(self, work: Callable[..., T], *args: Any) -> T:
@@ -38,8 +38,10 @@ class ApiContext:
         it held up every other request (status, the event stream, curation, accepting
         connections) and used one core; in Starlette's pool of 40 threads, dozens of answers
         convoyed on the GIL (520 answers/s at 5 clients fell to 133 at 50, measured before).
-        Outcome: a small pool of its own (`answer_threads`, default 2: one per core here),
-        questions queue for it in arrival order, the loop stays free.
+        Outcome: a pool of its own, one thread by default (`answer_threads`): questions queue
+        for it in arrival order and the loop stays free. Two threads were slower at 100
+        questions/s on 2 cores (16 against 7 ms of server time an answer: the Python parts
+        contend for the GIL); docs/benchmarks.md, "Answers off the event loop".
         """
         if self._answers is None:
             self._answers = ThreadPoolExecutor(self.answer_threads, thread_name_prefix="answer")
