@@ -52,6 +52,8 @@ def test_edit_is_searchable_from_its_file_event_recorded_as_human_and_never_writ
         append(template_vault, JWT, "\nThe quokkamarine rotation was added by hand.\n")
         before = snapshot(template_vault)
         wait_until(lambda: found(live.bridge, "quokkamarine") == [JWT])
+        # Searchable the moment the index commits, a moment before the batch counts it.
+        assert live.wait_idle(CEILING)
         # Found through the watcher: the save's events became one batch, which indexed the one
         # note and committed (no rescan, no restart).
         stats = live.stats
@@ -59,7 +61,6 @@ def test_edit_is_searchable_from_its_file_event_recorded_as_human_and_never_writ
         assert stats.commits >= 1
         view = record(live, JWT)
         assert view.last_writer == "human" and view.update_count == 1
-        assert live.wait_idle(CEILING)
         assert snapshot(template_vault) == before  # the bridge wrote nothing
     finally:
         close_watched(live)
@@ -157,10 +158,10 @@ def test_folder_rename_moves_every_note_inside(template_vault: Path, tmp_path: P
                 == expected
             )
         )
+        assert live.wait_idle(CEILING)  # the index shows the moves before the batch ends
         assert not [p for p in live.bridge.index.paths() if p.startswith("projects/")]
         moved_first = "archive2026/" + old_paths[0].removeprefix("projects/")
         assert record(live, moved_first).access_count == 2
-        assert live.wait_idle(CEILING)
         assert live.stats.human_updates == 0
         assert found(live.bridge, "apollo")[0].startswith("archive2026/")
     finally:
