@@ -7,7 +7,6 @@ import multiprocessing.synchronize
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 from bridge.curate.lock import WriterLock
@@ -28,7 +27,12 @@ def _take_turns(lock_path: str, log: str, name: str, go: multiprocessing.synchro
     for _ in range(ROUNDS):
         with lock:
             _log(Path(log), f"{name} in")
-            time.sleep(0.005)  # the work of a write: read, plan, write
+            # Inside, as a write is: a file only one writer may hold (O_EXCL fails if the
+            # other is inside too), and real I/O in between (the log read back).
+            inside = os.open(f"{log}.inside", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            Path(log).read_text(encoding="utf-8")
+            os.close(inside)
+            Path(f"{log}.inside").unlink()
             with lock:  # re-entered by the same writer, as `apply` inside a review does
                 _log(Path(log), f"{name} nested")
             _log(Path(log), f"{name} out")
