@@ -121,21 +121,30 @@ class Snapshot:
         self, terms: QueryTerms, limit: int, scope: str | None, speaker: str | None
     ) -> ScoredHits:
         """See `SearchIndex.block_scores`."""
-        if terms.empty:
-            return _no_hits()
-        query = should(self._clauses("blocks", terms, {BLOCK_FIELD: 1.0}, BLOCK_CJK, scope))
-        scoped = filtered(self.schema, query, folder=scope)
-        return self._scores("blocks", scoped, limit, True, speaker)
+        return self._passages("blocks", BLOCK_FIELD, BLOCK_CJK, terms, limit, scope, speaker)
 
     def window_scores(
         self, terms: QueryTerms, limit: int, scope: str | None, speaker: str | None
     ) -> ScoredHits:
         """See `SearchIndex.window_scores`."""
+        return self._passages("windows", WINDOW_FIELD, WINDOW_CJK, terms, limit, scope, speaker)
+
+    def _passages(
+        self,
+        kind: str,
+        field: str,
+        cjk: str,
+        terms: QueryTerms,
+        limit: int,
+        scope: str | None,
+        speaker: str | None,
+    ) -> ScoredHits:
+        """One BM25 search of blocks or windows (only blocks carry flags and speakers' turns)."""
         if terms.empty:
             return _no_hits()
-        query = should(self._clauses("windows", terms, {WINDOW_FIELD: 1.0}, WINDOW_CJK, scope))
+        query = should(self._clauses(kind, terms, {field: 1.0}, cjk, scope))
         scoped = filtered(self.schema, query, folder=scope)
-        return self._scores("windows", scoped, limit, False, speaker)
+        return self._scores(kind, scoped, limit, kind == "blocks", speaker)
 
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None) -> list[Hit]:
         """Entry documents (one a note) matching any query term, best first."""
