@@ -17,6 +17,7 @@ from bridge.index.schema import ENTRY_CJK, ENTRY_FIELDS
 
 _SCOPE_WEIGHTS = 100_000  # cached scoped boosts; a cache, bounded
 _SCOPE_SIZES = 10_000  # cached folder sizes
+_BITS = 23  # words per coverage search: 2**23 and the sum below it are exact in f32
 
 
 class TermStatistics:
@@ -78,24 +79,47 @@ class TermStatistics:
 
     def coverage(self, terms: QueryTerms, paths: Sequence[str], limit: int) -> float:
         """The largest share of the query's words, weighted by IDF, that one of the notes at
-        `paths` holds (`limit`: how many notes were asked about)."""
+        `paths` holds (`limit`: how many notes were asked about).
+
+        One search per `_BITS` words, not one per word (that was 7 ms of a 23 ms hybrid query
+        on the Obsidian Hub vault): word i of a group scores exactly 2**i when a note holds
+        it, so a note's summed score spells which words it holds (f32 is exact to 2**24).
+        """
         searcher = self._searchers["entries"]
         docs = max(1, searcher.num_docs)
         among = tantivy.Query.const_score_query(
             tantivy.Query.term_set_query(self._schema, "path", list(paths)), 0.0
         )
-        held: dict[int, float] = {}
+        weights: list[float] = []
+        held_words: dict[int, list[bool]] = {}
         total = 0.0
+        asked: list[tuple[int, str]] = []  # (position in `weights`, word) of words some note has
         for word in terms.words:
             df = self.doc_frequency(word)
-            weight = idf(docs, df)
-            total += weight
-            if df == 0:
-                continue
-            has = should([term(self._schema, f, word) for f in ENTRY_FIELDS])
-            query = tantivy.Query.boolean_query(
-                [(tantivy.Occur.Must, has), (tantivy.Occur.Must, among)]
-            )
-            for hit in run(searcher, query, limit):
-                held[hit.nid] = held.get(hit.nid, 0.0) + weight
-        return max(held.values(), default=0.0) / total if total > 0 else 0.0
+            weights.append(idf(docs, df))
+            total += weights[-1]
+            if df > 0:
+                asked.append((len(weights) - 1, word))
+        for start in range(0, len(asked), _BITS):
+            group = asked[start : start + _BITS]
+            clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, among)]
+            for bit, (_, word) in enumerate(group):
+                has = should([term(self._schema, f, word) for f in ENTRY_FIELDS])
+                clauses.append(
+                    (tantivy.Occur.Should, tantivy.Query.const_score_query(has, float(1 << bit)))
+                )
+            for hit in run(searcher, tantivy.Query.boolean_query(clauses), limit):
+                mask = round(hit.score)
+                flags = held_words.setdefault(hit.nid, [False] * len(weights))
+                for bit, (position, _) in enumerate(group):
+                    if mask >> bit & 1:
+                        flags[position] = True
+        # Summed in the question's word order, as one search per word summed them.
+        best = 0.0
+        for flags in held_words.values():
+            held = 0.0
+            for weight, has_it in zip(weights, flags, strict=True):
+                if has_it:
+                    held += weight
+            best = max(best, held)
+        return best / total if total > 0 else 0.0
