@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from bridge.semantic import int8_graph
 from bridge.semantic.model import EmbedderError, Kind, ModelIdentity, Vectors, normalised
 
 NAME = "all-MiniLM-L6-v2"
@@ -85,7 +86,7 @@ class OnnxEmbedder:
 
     def __init__(
         self,
-        weights: Path,
+        weights: Path | bytes,
         tokenizer: Path,
         identity: ModelIdentity,
         threads: int = 1,
@@ -111,8 +112,9 @@ class OnnxEmbedder:
             # (404 MB), the vectors the same to 2e-6 (docs/benchmarks.md).
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 3
+            model = weights if isinstance(weights, bytes) else str(weights)
             self._session = ort.InferenceSession(
-                str(weights), options, providers=["CPUExecutionProvider"]
+                model, options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:  # onnxruntime and tokenizers raise their own types
             raise EmbedderError(f"cannot load the model {identity.name}: {exc}") from exc
@@ -156,14 +158,24 @@ class OnnxEmbedder:
 
 
 def identity(languages: frozenset[str] | None = None) -> ModelIdentity:
-    """The bundled model's identity (English unless `embed_languages` says otherwise)."""
+    """The bundled model's identity (English unless `embed_languages` says otherwise): the
+    weights' sha256 and the graph they run in (`int8_graph.GRAPH`)."""
     return ModelIdentity(
-        NAME, WEIGHTS[2], DIM, languages or frozenset({"en"}), off_topic_below=OFF_TOPIC_BELOW
+        NAME,
+        f"{WEIGHTS[2]}+{int8_graph.GRAPH}",
+        DIM,
+        languages or frozenset({"en"}),
+        off_topic_below=OFF_TOPIC_BELOW,
     )
 
 
 def bundled_embedder(threads: int = 1, languages: frozenset[str] | None = None) -> OnnxEmbedder:
-    """The default model, from the pinned packages, its files checked."""
+    """The default model, from the pinned packages, its files checked, its int8 weights run
+    as int8 (`int8_graph`)."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
-    return OnnxEmbedder(weights, tokenizer, identity(languages), threads=threads)
+    try:
+        graph = int8_graph.rewrite(weights.read_bytes())
+    except (ValueError, OSError) as exc:
+        raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
+    return OnnxEmbedder(graph, tokenizer, identity(languages), threads=threads)

@@ -1,0 +1,53 @@
+"""The bundled model runs its int8 weights as int8 (`bridge.semantic.int8_graph`): its
+vectors must stay the model's, and a file the rewrite was not written for is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from bridge.semantic import bundled, int8_graph
+from bridge.semantic.bundled import OnnxEmbedder
+
+TEXTS = [
+    "how long do JWT tokens live?",
+    "Sync your notes across devices",
+    "who gets woken up at night when the site goes down?",
+    "The on-call engineer is paged by the alerting system and answers within fifteen minutes.",
+    "Refresh tokens are rotated on every use; access tokens expire after one hour.",
+    "Notizen zwischen Geräten synchronisieren",
+    "a b c " * 100,  # past the model's window: cut at 256 tokens
+]
+
+
+def test_the_rewritten_graph_gives_the_models_vectors() -> None:
+    folded = OnnxEmbedder(
+        bundled.installed_file(bundled.WEIGHTS),
+        bundled.installed_file(bundled.TOKENIZER),
+        bundled.identity(),
+    )
+    ours = bundled.bundled_embedder()
+    theirs, mine = folded.embed(TEXTS, "passage"), ours.embed(TEXTS, "passage")
+    cosines = (theirs * mine).sum(axis=1)
+    assert cosines.min() >= 0.998, cosines
+    # The same passage is the nearest to each question either way.
+    questions = TEXTS[:3]
+    near_theirs = (folded.embed(questions, "query") @ theirs[3:5].T).argmax(axis=1)
+    near_mine = (ours.embed(questions, "query") @ mine[3:5].T).argmax(axis=1)
+    assert list(near_theirs) == list(near_mine)
+
+
+def _plain_matmul_model() -> bytes:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [4, 2], np.ones(8, dtype=np.float32))
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g", [x], [y], [w])
+    return bytes(helper.make_model(graph).SerializeToString())
+
+
+def test_a_graph_without_int8_weights_is_refused() -> None:
+    onnx.checker.check_model(onnx.load_from_string(_plain_matmul_model()))
+    with pytest.raises(ValueError, match="no int8 weight pattern"):
+        int8_graph.rewrite(_plain_matmul_model())
