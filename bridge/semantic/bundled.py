@@ -10,9 +10,11 @@ the fp32 original to a cosine of 0.996 or more (docs/benchmarks.md, "Semantic ch
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata as metadata
 import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -113,9 +115,7 @@ class OnnxEmbedder:
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 3
             model = weights if isinstance(weights, bytes) else str(weights)
-            self._session = ort.InferenceSession(
-                model, options, providers=["CPUExecutionProvider"]
-            )
+            self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime and tokenizers raise their own types
             raise EmbedderError(f"cannot load the model {identity.name}: {exc}") from exc
         self._tokenizer.no_padding()
@@ -169,13 +169,55 @@ def identity(languages: frozenset[str] | None = None) -> ModelIdentity:
     )
 
 
-def bundled_embedder(threads: int = 1, languages: frozenset[str] | None = None) -> OnnxEmbedder:
+def bundled_embedder(
+    threads: int = 1, languages: frozenset[str] | None = None, cache: Path | None = None
+) -> OnnxEmbedder:
     """The default model, from the pinned packages, its files checked, its int8 weights run
-    as int8 (`int8_graph`)."""
+    as int8 (`int8_graph`); the rewritten graph is kept in `cache` when given."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
     try:
-        graph = int8_graph.rewrite(weights.read_bytes())
+        graph = prepared_graph(weights, cache)
     except (ValueError, OSError) as exc:
         raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
     return OnnxEmbedder(graph, tokenizer, identity(languages), threads=threads)
+
+
+def prepared_graph(weights: Path, cache: Path | None) -> bytes:
+    """The checked weights' graph rewritten by `int8_graph`, from `cache` when kept there.
+
+    Rewriting takes the `onnx` library, whose import alone is 0.5-1 s: every `vault-bridge
+    query` run without `serve` loads the model, so the result is kept in the state dir, named
+    by its own sha256 and checked against it when read (a damaged copy is made again). It is
+    derived from a file whose sha256 was checked, by this version's rewrite (`GRAPH`).
+    """
+    stem = f"{NAME}-{WEIGHTS[2][:16]}-{int8_graph.GRAPH}"
+    if cache is not None:
+        for kept in sorted(cache.glob(f"{stem}.*.onnx")):
+            data = kept.read_bytes()
+            if hashlib.sha256(data).hexdigest() == kept.name.split(".")[-2]:
+                return data
+            kept.unlink(missing_ok=True)
+    graph = int8_graph.rewrite(weights.read_bytes())
+    if cache is not None:
+        with contextlib.suppress(OSError):  # a read-only state dir: rewrite at each start
+            _keep(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)
+            for old in cache.glob(f"{NAME}-*.onnx"):  # an earlier rewrite's or model's
+                if not old.name.startswith(f"{stem}."):
+                    old.unlink(missing_ok=True)
+    return graph
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write `path` all at once (temp file, fsync, rename): a crash leaves no half file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        Path(temp).replace(path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -35,8 +35,10 @@ def embedder_for(settings: Settings) -> LazyEmbedder | None:
     languages = _languages(settings.embed_languages)
     threads = settings.embed_threads
     if name == bundled.NAME:
+        cache = settings.state_path / "semantic"
         return LazyEmbedder(
-            bundled.identity(languages), lambda: bundled.bundled_embedder(threads, languages)
+            bundled.identity(languages),
+            lambda: bundled.bundled_embedder(threads, languages, cache),
         )
     if name.startswith(FASTEMBED):
         from bridge.semantic import fastembed_model

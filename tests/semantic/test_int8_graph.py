@@ -3,6 +3,11 @@ vectors must stay the model's, and a file the rewrite was not written for is ref
 
 from __future__ import annotations
 
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -51,3 +56,23 @@ def test_a_graph_without_int8_weights_is_refused() -> None:
     onnx.checker.check_model(onnx.load_from_string(_plain_matmul_model()))
     with pytest.raises(ValueError, match="no int8 weight pattern"):
         int8_graph.rewrite(_plain_matmul_model())
+
+
+def test_the_rewritten_graph_is_kept_and_a_damaged_copy_made_again(tmp_path: Path) -> None:
+    weights = bundled.installed_file(bundled.WEIGHTS)
+    first = bundled.prepared_graph(weights, tmp_path)
+    [kept] = tmp_path.glob("*.onnx")
+    assert kept.name.split(".")[-2] == hashlib.sha256(first).hexdigest()
+    # A later start reads it without the `onnx` library (its import alone is 0.5-1 s).
+    code = (
+        "import sys; from pathlib import Path; from bridge.semantic import bundled; "
+        "w = bundled.installed_file(bundled.WEIGHTS); "
+        f"g = bundled.prepared_graph(w, Path({str(tmp_path)!r})); "
+        "print(len(g), 'onnx' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(len(first)), "False"]
+    # A damaged copy (a crash cannot leave one, a disk can) is not used: made again.
+    kept.write_bytes(first[: len(first) // 2])
+    assert bundled.prepared_graph(weights, tmp_path) == first
+    assert [p.read_bytes() == first for p in tmp_path.glob("*.onnx")] == [True]
