@@ -68,6 +68,8 @@ def _read_note(vault: Path, file: Path) -> _Note | None:
                 if line.startswith("title:"):
                     title = line[6:].strip().strip("'\"")
             body = text[end + 4 :]
+    # Without a `title` property the note's title is its file name, as Obsidian shows it.
+    title = title or file.stem.replace("-", " ").replace("_", " ")
     words = tuple(w.lower() for w in title.split())
     if not words or not all(w.isascii() and any(c.isalpha() for c in w) for w in words):
         return None  # CJK titles have no words to type this way
