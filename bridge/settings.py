@@ -284,6 +284,11 @@ class Settings(BaseSettings):
     embed_threads: int = Field(
         default=1, ge=1, le=64, description="Cores the background embedding may use."
     )
+    embed_int8_kernels: bool = Field(
+        default=False,
+        description="Run the bundled model on integer kernels: half its memory and time per "
+        "question, vectors slightly moved (recall a little lower; docs/benchmarks.md).",
+    )
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
     dense_block_weight: float = Field(default=0.6, ge=0)

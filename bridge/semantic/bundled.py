@@ -157,48 +157,49 @@ class OnnxEmbedder:
         return normalised(pooled)
 
 
-def identity(languages: frozenset[str] | None = None) -> ModelIdentity:
+def identity(languages: frozenset[str] | None = None, kernels: bool = False) -> ModelIdentity:
     """The bundled model's identity (English unless `embed_languages` says otherwise): the
-    weights' sha256 and the graph they run in (`int8_graph.GRAPH`)."""
+    weights' sha256, and the integer-kernel graph when it runs in one (its vectors differ)."""
+    weights = f"{WEIGHTS[2]}+{int8_graph.KERNELS}" if kernels else WEIGHTS[2]
     return ModelIdentity(
-        NAME,
-        f"{WEIGHTS[2]}+{int8_graph.GRAPH}",
-        DIM,
-        languages or frozenset({"en"}),
-        off_topic_below=OFF_TOPIC_BELOW,
+        NAME, weights, DIM, languages or frozenset({"en"}), off_topic_below=OFF_TOPIC_BELOW
     )
 
 
 def bundled_embedder(
-    threads: int = 1, languages: frozenset[str] | None = None, cache: Path | None = None
+    threads: int = 1,
+    languages: frozenset[str] | None = None,
+    cache: Path | None = None,
+    kernels: bool = False,
 ) -> OnnxEmbedder:
-    """The default model, from the pinned packages, its files checked, its int8 weights run
-    as int8 (`int8_graph`); the rewritten graph is kept in `cache` when given."""
+    """The default model, from the pinned packages, its files checked, its graph rewritten
+    by `int8_graph` (kept in `cache` when given)."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
     try:
-        graph = prepared_graph(weights, cache)
+        graph = prepared_graph(weights, cache, kernels)
     except (ValueError, OSError) as exc:
         raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
-    return OnnxEmbedder(graph, tokenizer, identity(languages), threads=threads)
+    return OnnxEmbedder(graph, tokenizer, identity(languages, kernels), threads=threads)
 
 
-def prepared_graph(weights: Path, cache: Path | None) -> bytes:
+def prepared_graph(weights: Path, cache: Path | None, kernels: bool = False) -> bytes:
     """The checked weights' graph rewritten by `int8_graph`, from `cache` when kept there.
 
     Rewriting takes the `onnx` library, whose import alone is 0.5-1 s: every `vault-bridge
     query` run without `serve` loads the model, so the result is kept in the state dir, named
     by its own sha256 and checked against it when read (a damaged copy is made again). It is
-    derived from a file whose sha256 was checked, by this version's rewrite (`GRAPH`).
+    derived from a file whose sha256 was checked, by this version's rewrite.
     """
-    stem = f"{NAME}-{WEIGHTS[2][:16]}-{int8_graph.GRAPH}"
+    graph_id = int8_graph.KERNELS if kernels else int8_graph.LOOKUP
+    stem = f"{NAME}-{WEIGHTS[2][:16]}-{graph_id}"
     if cache is not None:
         for kept in sorted(cache.glob(f"{stem}.*.onnx")):
             data = kept.read_bytes()
             if hashlib.sha256(data).hexdigest() == kept.name.split(".")[-2]:
                 return data
             kept.unlink(missing_ok=True)
-    graph = int8_graph.rewrite(weights.read_bytes())
+    graph = int8_graph.rewrite(weights.read_bytes(), kernels)
     if cache is not None:
         with contextlib.suppress(OSError):  # a read-only state dir: rewrite at each start
             _keep(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)

@@ -36,9 +36,10 @@ def embedder_for(settings: Settings) -> LazyEmbedder | None:
     threads = settings.embed_threads
     if name == bundled.NAME:
         cache = settings.state_path / "semantic"
+        kernels = settings.embed_int8_kernels
         return LazyEmbedder(
-            bundled.identity(languages),
-            lambda: bundled.bundled_embedder(threads, languages, cache),
+            bundled.identity(languages, kernels),
+            lambda: bundled.bundled_embedder(threads, languages, cache, kernels),
         )
     if name.startswith(FASTEMBED):
         from bridge.semantic import fastembed_model

@@ -27,21 +27,31 @@ TEXTS = [
 ]
 
 
-def test_the_rewritten_graph_gives_the_models_vectors() -> None:
+def test_the_default_graph_gives_the_files_vectors_to_the_bit() -> None:
     folded = OnnxEmbedder(
         bundled.installed_file(bundled.WEIGHTS),
         bundled.installed_file(bundled.TOKENIZER),
         bundled.identity(),
     )
     ours = bundled.bundled_embedder()
-    theirs, mine = folded.embed(TEXTS, "passage"), ours.embed(TEXTS, "passage")
+    for kind in ("passage", "query"):
+        assert np.array_equal(folded.embed(TEXTS, kind), ours.embed(TEXTS, kind))
+    assert ours.identity == bundled.identity()  # same vectors, same identity: none re-embedded
+
+
+def test_integer_kernels_stay_near_the_models_vectors_under_their_own_identity() -> None:
+    exact = bundled.bundled_embedder()
+    fast = bundled.bundled_embedder(kernels=True)
+    theirs, mine = exact.embed(TEXTS, "passage"), fast.embed(TEXTS, "passage")
     cosines = (theirs * mine).sum(axis=1)
     assert cosines.min() >= 0.998, cosines
     # The same passage is the nearest to each question either way.
     questions = TEXTS[:3]
-    near_theirs = (folded.embed(questions, "query") @ theirs[3:5].T).argmax(axis=1)
-    near_mine = (ours.embed(questions, "query") @ mine[3:5].T).argmax(axis=1)
+    near_theirs = (exact.embed(questions, "query") @ theirs[3:5].T).argmax(axis=1)
+    near_mine = (fast.embed(questions, "query") @ mine[3:5].T).argmax(axis=1)
     assert list(near_theirs) == list(near_mine)
+    # Their vectors go to another vector file: never mixed with the exact graph's.
+    assert fast.identity.key != exact.identity.key
 
 
 def _plain_matmul_model() -> bytes:
@@ -76,3 +86,7 @@ def test_the_rewritten_graph_is_kept_and_a_damaged_copy_made_again(tmp_path: Pat
     kept.write_bytes(first[: len(first) // 2])
     assert bundled.prepared_graph(weights, tmp_path) == first
     assert [p.read_bytes() == first for p in tmp_path.glob("*.onnx")] == [True]
+    # The other graph replaces it (one kept: the one the settings ask for).
+    fast = bundled.prepared_graph(weights, tmp_path, kernels=True)
+    assert fast != first
+    assert [p.read_bytes() == fast for p in tmp_path.glob("*.onnx")] == [True]

@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 
 from bridge.runtime import Bridge, open_bridge
-from bridge.semantic import int8_graph
 from bridge.settings import Settings
 from tests.conftest import open_test_bridge
 
@@ -120,9 +119,7 @@ def test_another_model_gets_its_own_vectors_and_the_old_ones_are_not_mixed_in(
     with sqlite3.connect(vectors) as db:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     assert meta["model"] == "all-MiniLM-L6-v2"
-    # The sha256 of the weights the vectors came from, and the graph they ran in.
-    sha, graph = meta["weights"].split("+")
-    assert len(sha) == 64 and graph == int8_graph.GRAPH
+    assert len(meta["weights"]) == 64  # the sha256 of the weights the vectors came from
 
 
 def test_a_question_without_words_gets_no_dense_answer_and_no_error(bridge: Bridge) -> None:
