@@ -229,6 +229,7 @@ class Settings(BaseSettings):
     rank_relation_factor: float = Field(default=0.5, ge=0, le=1)
     rank_relation_sources: int = Field(default=3, ge=0, le=100)
     rank_cutoff: float = Field(default=0.7, ge=0, le=1)
+    rank_title_boost: float = Field(default=0.5, ge=0)
     tier_direct_min: float = Field(default=0.85, ge=0, le=1)
     tier_direct_sure: float = Field(default=0.93, ge=0, le=1)
     tier_direct_gap: float = Field(default=0.08, ge=0, le=1)

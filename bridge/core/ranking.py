@@ -42,6 +42,7 @@ class RankingParams:
     relation_factor: float = 0.5
     relation_sources: int = 3
     cutoff: float = 0.7
+    title_boost: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -312,3 +313,33 @@ def expand_relations(
             if target not in joined or joined[target].score < candidate.score:
                 joined[target] = candidate
     return sorted(joined.values(), key=lambda x: -x.score)
+
+
+def title_factors(
+    titles: Mapping[K, Collection[str]],
+    question: Sequence[str],
+    weight: Callable[[str], float],
+    boost: float,
+) -> dict[K, float]:
+    """Notes named by the question: x`1 + boost * share`, `share` the question's rarity-weighted
+    words the note's title holds, when the question holds every word of the title.
+
+    Trigger: "Things theme", "where can I get the LYT Kit starter vault?" and "who designed
+    the Minimal theme?" ranked the notes titled "Things", "LYT Kit" and "Minimal" below notes
+    that mention them more often. Why: in a vault a note is named after its subject, so a
+    question that names the whole title asks about that note; BM25 counts the title's words
+    like any others and a longer note mentioning them wins. A title word the question lacks
+    ("PARA Starter Kit" for the LYT question) means another subject: no boost. The share
+    keeps a title of common words ("Themes") from counting like a rare name.
+    """
+    if boost <= 0 or not question:
+        return {}
+    asked = set(question)
+    total = sum(weight(word) for word in question)
+    if total <= 0:
+        return {}
+    out: dict[K, float] = {}
+    for key, words in titles.items():
+        if words and asked.issuperset(words):
+            out[key] = 1.0 + boost * sum(weight(word) for word in set(words)) / total
+    return out

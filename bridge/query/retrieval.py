@@ -32,11 +32,13 @@ from bridge.core.ranking import (
     lifecycle_value,
     normalised_relevance,
     pack,
+    title_factors,
 )
 from bridge.core.tiers import Evidence
-from bridge.index.analysis import QueryTerms
+from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
+from bridge.index.queries import idf
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
 from bridge.query.evidence import EvidenceReader
@@ -159,8 +161,7 @@ class Retriever:
         leads = self._lead_notes(entry_hits, found_notes)
 
         # Note-level relevance: the entry's BM25, else its best block's; with the dense
-        # channel, a weighted mean of both (`fused_note_scores`), and notes in another
-        # language than the question's demoted where some are in its language.
+        # channel, a weighted mean of both (`fused_note_scores`).
         raw: dict[int, float] = dict(entries)
         for (nid, _), score in blocks.items():
             if nid not in entries:
@@ -177,8 +178,12 @@ class Retriever:
         note_score = fused_note_scores(
             lexical, {n: d for n, d in dense_notes.items() if n in records}, weights.share
         )
-        demoted = self._language_factors(dense, note_score)
-        for nid, factor in demoted.items():
+        # Notes in another language than the question's demoted where some are in its
+        # language; notes the question names by their whole title lifted.
+        factors = self._language_factors(dense, note_score)
+        for nid, factor in self._title_factors(terms, records).items():
+            factors[nid] = factors.get(nid, 1.0) * factor
+        for nid, factor in factors.items():
             note_score[nid] *= factor
         # Cut-off on direct hits, then one hop along relations from the best of them.
         best_first = above_cutoff(note_score, rp.cutoff)
@@ -210,12 +215,12 @@ class Retriever:
             dense_weight=weights.dense_weight,
             lexical_scale=weights.lexical_scale,
         )
-        if demoted:
-            for key in priority:
-                priority[key] *= demoted.get(key[0], 1.0)
         for nid, score in leads.items():
             if nid in allowed:
                 priority[(nid, _LEAD)] = score
+        if factors:  # a lead block too: a note found by its title alone leads with it
+            for key in priority:
+                priority[key] *= factors.get(key[0], 1.0)
         if referrer:
             for key in priority:
                 if key[0] in referrer:
@@ -293,6 +298,17 @@ class Retriever:
             return {}
         languages = {nid: self.dense.language_of(nid) for nid in note_score}
         return language_factors(languages, dense.language, self.params.dense.other_language)
+
+    def _title_factors(self, terms: QueryTerms, records: dict[int, NoteRecord]) -> dict[int, float]:
+        """Notes whose whole title the question names, lifted (`title_factors`)."""
+        boost = self.params.ranking.title_boost
+        if boost <= 0 or not terms.words:
+            return {}
+        docs = max(1, self.index.document_count("entries"))
+        titles = {nid: _title_words(rec.title) for nid, rec in records.items()}
+        return title_factors(
+            titles, terms.words, lambda w: idf(docs, self.index.doc_frequency(w)), boost
+        )
 
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
@@ -441,3 +457,9 @@ class Retriever:
                     targets.append(stamp.nid)
             related[nid] = targets
         return related
+
+
+@lru_cache(maxsize=65_536)
+def _title_words(title: str) -> frozenset[str]:
+    """A title's index terms (stop words dropped, stemmed), as a question's are analysed."""
+    return frozenset(analyze(title))

@@ -18,6 +18,7 @@ from bridge.core.ranking import (
     lifecycle_value,
     normalised_relevance,
     pack,
+    title_factors,
 )
 
 P = RankingParams()
@@ -209,3 +210,21 @@ def test_pack_can_stop_before_the_last_few_words() -> None:
     words = {"a": 298, "b": 2, "c": 1}
     assert pack(["a", "b", "c"], words, 300) == ["a", "b"]
     assert pack(["a", "b", "c"], words, 300, min_left=3) == ["a"]  # 2 left: stop
+
+
+def test_a_title_the_question_holds_whole_lifts_its_note_by_the_rarity_of_its_words() -> None:
+    rarity = {"lyt": 8.0, "kit": 4.0, "starter": 3.0, "vault": 1.0}.__getitem__
+    titles = {
+        "lyt": frozenset({"lyt", "kit"}),
+        "vaults": frozenset({"vault"}),
+        "para": frozenset({"para", "starter", "kit"}),  # "para" is not asked: another subject
+        "untitled": frozenset(),
+    }
+    question = ("lyt", "kit", "starter", "vault")  # "where can I get the LYT Kit starter vault?"
+    factors = title_factors(titles, question, rarity, boost=0.5)
+    assert factors == {
+        "lyt": pytest.approx(1 + 0.5 * 12 / 16),
+        "vaults": pytest.approx(1 + 0.5 / 16),
+    }
+    assert title_factors(titles, question, rarity, boost=0.0) == {}
+    assert title_factors(titles, (), rarity, boost=0.5) == {}

@@ -374,3 +374,28 @@ def test_the_window_search_returns_as_many_windows_as_the_budget_can_use(bridge:
     )
     assert capped.retriever.window_count(2000) == 50
     capped.retriever.close()
+
+
+def test_a_question_naming_a_notes_whole_title_finds_that_note_first(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    notes = {
+        "themes/Things.md": "# Things\n\nA theme by Colin, light and dark.\n",
+        "themes/Aurora.md": "# Aurora\n\nA dark theme with soft colours.\n",
+        "plugins/things-link.md": (
+            "# Things link\n\nLinks notes to tasks in the Things app. Things projects, Things "
+            "areas and Things tags come across; it works with any theme.\n"
+        ),
+        "plugins/task-sync.md": "# Task sync\n\nSends tasks to Things and to other apps.\n",
+    }
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        # The note that mentions "Things" four times and "theme" once does not outrank the
+        # note the question names: "Things" (in the Themes folder).
+        assert bridge.engine.search("Things theme").sources[0].path == "themes/Things.md"
+        # A title word the question lacks ("link") names another note: no lift.
+        assert bridge.engine.search("Things link").sources[0].path == "plugins/things-link.md"
+    finally:
+        bridge.close()
