@@ -1,10 +1,10 @@
-"""The bundled model's three graphs: the file as onnxruntime folds it, the exact int8 lookup
-(the default), and the integer kernels (`embed_int8_kernels`).
+"""The bundled model's two graphs: the file as onnxruntime folds it (the default), and the
+integer kernels (`embed_int8_kernels`).
 
     python bench/embed_graphs.py --vault ~/hub [--rounds 5] [--json]
 
 Each graph in a fresh child process (so each RSS is its own), one thread: RSS once the model
-is loaded (the rewritten graphs read from a kept copy, as every start after the first), a
+is loaded (the rewritten graph read from a kept copy, as every start after the first), a
 question's time (the hub questions, `--rounds` times each, median), passages a
 second (300 passages of up to 150 words from the vault's notes, batches as the product makes
 them), and the vectors' cosine to the file's graph (min and mean over passages and questions).
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 QUESTIONS = Path(__file__).parent / "data" / "hub_questions.json"
-GRAPHS = ("file", "exact", "kernels")
+GRAPHS = ("file", "kernels")
 
 
 def _rss_mb() -> int:
@@ -48,15 +48,8 @@ def child(graph: str, vault: Path, rounds: int, out: Path) -> dict[str, Any]:
 
     before = _rss_mb()
     start = time.perf_counter()
-    if graph == "file":
-        model = bundled.OnnxEmbedder(
-            bundled.installed_file(bundled.WEIGHTS),
-            bundled.installed_file(bundled.TOKENIZER),
-            bundled.identity(),
-        )
-    else:
-        # From the state dir's kept graph, as every start after the first (no `onnx` import).
-        model = bundled.bundled_embedder(cache=out, kernels=graph == "kernels")
+    # The kernels' graph from the state dir's kept copy, as every start after the first.
+    model = bundled.bundled_embedder(cache=out, kernels=graph == "kernels")
     load = time.perf_counter() - start
     loaded = _rss_mb()
     questions = [q["question"] for q in json.loads(QUESTIONS.read_text())["questions"]]
@@ -100,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
 
         weights = bundled.installed_file(bundled.WEIGHTS)
         for graph in GRAPHS:
-            if graph != "file":  # kept, as the first start keeps it
-                bundled.prepared_graph(weights, Path(tmp), kernels=graph == "kernels")
+            if graph == "kernels":  # kept, as the first start keeps it
+                bundled.kernel_graph(weights, Path(tmp))
             command = [sys.executable, __file__, "--vault", str(args.vault), "--rounds"]
             command += [str(args.rounds), "--child", graph, "--out", tmp]
             done = subprocess.run(command, capture_output=True, text=True, check=True)

@@ -172,38 +172,39 @@ def bundled_embedder(
     cache: Path | None = None,
     kernels: bool = False,
 ) -> OnnxEmbedder:
-    """The default model, from the pinned packages, its files checked, its graph rewritten
-    by `int8_graph` (kept in `cache` when given)."""
+    """The default model, from the pinned packages, its files checked; with `kernels`, its
+    graph rewritten for integer kernels (`int8_graph`), kept in `cache` when given."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
+    if not kernels:
+        return OnnxEmbedder(weights, tokenizer, identity(languages), threads=threads)
     try:
-        graph = prepared_graph(weights, cache, kernels)
+        graph = kernel_graph(weights, cache)
     except (ValueError, OSError) as exc:
         raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
     return OnnxEmbedder(graph, tokenizer, identity(languages, kernels), threads=threads)
 
 
-def prepared_graph(weights: Path, cache: Path | None, kernels: bool = False) -> bytes:
+def kernel_graph(weights: Path, cache: Path | None) -> bytes:
     """The checked weights' graph rewritten by `int8_graph`, from `cache` when kept there.
 
     Rewriting takes the `onnx` library, whose import alone is 0.5-1 s: every `vault-bridge
     query` run without `serve` loads the model, so the result is kept in the state dir, named
     by its own sha256 and checked against it when read (a damaged copy is made again). It is
-    derived from a file whose sha256 was checked, by this version's rewrite.
+    derived from a file whose sha256 was checked, by this version's rewrite (`KERNELS`).
     """
-    graph_id = int8_graph.KERNELS if kernels else int8_graph.LOOKUP
-    stem = f"{NAME}-{WEIGHTS[2][:16]}-{graph_id}"
+    stem = f"{NAME}-{WEIGHTS[2][:16]}-{int8_graph.KERNELS}"
     if cache is not None:
         for kept in sorted(cache.glob(f"{stem}.*.onnx")):
             data = kept.read_bytes()
             if hashlib.sha256(data).hexdigest() == kept.name.split(".")[-2]:
                 return data
             kept.unlink(missing_ok=True)
-    graph = int8_graph.rewrite(weights.read_bytes(), kernels)
+    graph = int8_graph.rewrite(weights.read_bytes())
     if cache is not None:
         with contextlib.suppress(OSError):  # a read-only state dir: rewrite at each start
             _keep(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)
-            for old in cache.glob(f"{NAME}-*.onnx"):  # an earlier rewrite's or model's
+            for old in cache.glob(f"{NAME}-*.onnx"):  # an earlier rewrite's
                 if not old.name.startswith(f"{stem}."):
                     old.unlink(missing_ok=True)
     return graph

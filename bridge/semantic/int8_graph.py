@@ -1,23 +1,23 @@
-"""The bundled model's graph with its int8 weights kept int8 while it runs.
+"""The bundled model's graph on onnxruntime's integer kernels (`embed_int8_kernels`).
 
 The pinned file stores each weight matrix as int8 with a float scale per row or column, and
 turns it back into float32 in the graph (`Cast` then `Mul`). onnxruntime folds those into
-float32 constants when it loads the file: 90 MB of float weights for 23 MB of int8 ones.
-Measured on this machine (one thread): loaded, 222 MB RSS; a question 8.5 ms; 10-11 passages
+float32 constants when it loads the file, and multiplies in float32: measured on this machine
+(`bench/embed_graphs.py`, one thread), 191 MB once loaded, a question 8.5-9.4 ms, 9 passages
 a second. Rewritten here, in memory, after the file's sha256 is checked:
 
-* always: the token-embedding table (30,522 x 384) is gathered as int8 and its rows scaled
-  after the lookup. Exact: the same products of the same numbers, so the vectors are the
-  file's to the bit (tested) and keep its identity. 39 MB less.
-* with `kernels` (the `embed_int8_kernels` setting, off by default): each
-  `MatMul(x, Mul(Cast(W_int8), scale))` becomes onnxruntime's `MatMulNBits` with 8-bit
-  weights, the file's values (offset by 128, its zero point) and the column's scale repeated
-  over blocks of `BLOCK` rows; `accuracy_level` 4 quantizes the activations to int8 per block
-  for integer kernels. Loaded, 107 MB RSS; a question 5.0-5.7 ms; 12-14 passages a second;
-  but the vectors move (cosine 0.9995 to the file's), and so does recall a little (LoCoMo dev
-  @500 82.2 -> 82.0, hub questions first source 36.5% -> 32.7%: docs/benchmarks.md, "int8
-  kernels"). Its vectors have their own identity (`KERNELS`) and are never mixed with the
-  exact ones.
+* each `MatMul(x, Mul(Cast(W_int8), scale))` becomes onnxruntime's `MatMulNBits` with 8-bit
+  weights: the file's values (offset by 128, its zero point) and the column's scale repeated
+  over blocks of `BLOCK` rows. `accuracy_level` 4 quantizes the activations to int8 per block
+  for integer kernels;
+* the token-embedding table (30,522 x 384) is gathered as int8 and its rows scaled after the
+  lookup (exact on its own).
+
+95 MB once loaded, a question 5.5-7 ms, 11.5 passages a second; but the vectors move (cosine
+0.9995 to the file's) and recall with them, a little: LoCoMo dev @500 82.2 -> 82.0, hub
+questions first source 36.5% -> 32.7% (docs/benchmarks.md, "int8 kernels"). Off by default,
+as recall is not traded for speed; its vectors have their own identity (`KERNELS`) and are
+never mixed with the file's.
 """
 
 from __future__ import annotations
@@ -27,15 +27,14 @@ from typing import Any
 
 import numpy as np
 
-LOOKUP = "int8-lookup-1"  # the exact rewrite; bumped whenever it changes
-KERNELS = "int8-kernels-1"  # the integer-kernel rewrite; part of the model identity
+KERNELS = "int8-kernels-1"  # part of the model identity; bumped whenever `rewrite` changes
 BLOCK = 128  # rows per scale block of MatMulNBits (a power of two; 384 and 1536 divide by it)
 ACCURACY = 4  # MatMulNBits: int8 activations and integer kernels
 _MS = "com.microsoft"
 
 
-def rewrite(model_bytes: bytes, kernels: bool = False) -> bytes:
-    """The model with an int8 embedding lookup and, with `kernels`, int8 matrix products.
+def rewrite(model_bytes: bytes) -> bytes:
+    """The model with int8 matrix products and an int8 embedding lookup (module doc).
 
     Raises ValueError when the graph has none of the patterns: then it is not the file this
     rewrite was written for, and using it unrewritten would mislabel its vectors.
@@ -69,7 +68,7 @@ def rewrite(model_bytes: bytes, kernels: bool = False) -> bytes:
     gone: set[int] = set()
     added: list[Any] = []
     for node in graph.node:
-        if node.op_type == "MatMul" and kernels:
+        if node.op_type == "MatMul":
             found = dequantized(node.input[1])
             if found is None:
                 continue

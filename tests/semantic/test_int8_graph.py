@@ -1,5 +1,6 @@
-"""The bundled model runs its int8 weights as int8 (`bridge.semantic.int8_graph`): its
-vectors must stay the model's, and a file the rewrite was not written for is refused."""
+"""The bundled model on integer kernels (`embed_int8_kernels`, `bridge.semantic.int8_graph`):
+its vectors must stay near the model's and apart from them, the rewritten graph is kept, and a
+file the rewrite was not written for is refused."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import pytest
 from onnx import TensorProto, helper
 
 from bridge.semantic import bundled, int8_graph
-from bridge.semantic.bundled import OnnxEmbedder
 
 TEXTS = [
     "how long do JWT tokens live?",
@@ -25,18 +25,6 @@ TEXTS = [
     "Notizen zwischen Geräten synchronisieren",
     "a b c " * 100,  # past the model's window: cut at 256 tokens
 ]
-
-
-def test_the_default_graph_gives_the_files_vectors_to_the_bit() -> None:
-    folded = OnnxEmbedder(
-        bundled.installed_file(bundled.WEIGHTS),
-        bundled.installed_file(bundled.TOKENIZER),
-        bundled.identity(),
-    )
-    ours = bundled.bundled_embedder()
-    for kind in ("passage", "query"):
-        assert np.array_equal(folded.embed(TEXTS, kind), ours.embed(TEXTS, kind))
-    assert ours.identity == bundled.identity()  # same vectors, same identity: none re-embedded
 
 
 def test_integer_kernels_stay_near_the_models_vectors_under_their_own_identity() -> None:
@@ -70,23 +58,19 @@ def test_a_graph_without_int8_weights_is_refused() -> None:
 
 def test_the_rewritten_graph_is_kept_and_a_damaged_copy_made_again(tmp_path: Path) -> None:
     weights = bundled.installed_file(bundled.WEIGHTS)
-    first = bundled.prepared_graph(weights, tmp_path)
+    first = bundled.kernel_graph(weights, tmp_path)
     [kept] = tmp_path.glob("*.onnx")
     assert kept.name.split(".")[-2] == hashlib.sha256(first).hexdigest()
     # A later start reads it without the `onnx` library (its import alone is 0.5-1 s).
     code = (
         "import sys; from pathlib import Path; from bridge.semantic import bundled; "
         "w = bundled.installed_file(bundled.WEIGHTS); "
-        f"g = bundled.prepared_graph(w, Path({str(tmp_path)!r})); "
+        f"g = bundled.kernel_graph(w, Path({str(tmp_path)!r})); "
         "print(len(g), 'onnx' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == [str(len(first)), "False"]
     # A damaged copy (a crash cannot leave one, a disk can) is not used: made again.
     kept.write_bytes(first[: len(first) // 2])
-    assert bundled.prepared_graph(weights, tmp_path) == first
+    assert bundled.kernel_graph(weights, tmp_path) == first
     assert [p.read_bytes() == first for p in tmp_path.glob("*.onnx")] == [True]
-    # The other graph replaces it (one kept: the one the settings ask for).
-    fast = bundled.prepared_graph(weights, tmp_path, kernels=True)
-    assert fast != first
-    assert [p.read_bytes() == fast for p in tmp_path.glob("*.onnx")] == [True]
