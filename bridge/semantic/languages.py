@@ -30,6 +30,10 @@ class LanguageDetector:
                 self._identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
             return self._identifier
 
+    @property
+    def loaded(self) -> bool:
+        return self._identifier is not None
+
     def ranks(self, text: str) -> dict[str, float]:
         """Each language's probability for `text` (empty for text without letters)."""
         sample = text[:_SAMPLE]

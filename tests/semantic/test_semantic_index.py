@@ -9,8 +9,9 @@ import sqlite3
 from pathlib import Path
 
 from bridge.runtime import Bridge, open_bridge
+from bridge.semantic.lazy import LazyEmbedder
 from bridge.settings import Settings
-from tests.conftest import open_test_bridge
+from tests.conftest import CEILING, open_test_bridge
 
 ON_CALL = "team/practices/incidents/on_call.md"
 # A question in other words than the note's: no "on-call", "incident", "page" or "rota".
@@ -126,3 +127,24 @@ def test_a_question_without_words_gets_no_dense_answer_and_no_error(bridge: Brid
     bridge.prepare_semantic(embed=True)  # once: embedding the vault is the slow part
     for text in ("?", "   ", "!!!"):
         assert bridge.engine.query(text).sources == [], text
+
+
+def test_serve_loads_the_model_before_the_first_question(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()  # every note embedded and stored
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    try:
+        bridge.sync()
+        semantic = bridge.semantic
+        assert semantic is not None and isinstance(semantic.embedder, LazyEmbedder)
+        assert not semantic.embedder.loaded  # nothing to embed: a CLI command never loads it
+        semantic.start()  # as `serve` does
+        assert semantic.wait_idle(CEILING)
+        # Nothing was left to embed, yet the model and the language detector are loaded: the
+        # first question (the person who just opened Obsidian) does not wait for them.
+        assert semantic.embedded_now == 0
+        assert semantic.embedder.loaded and semantic.detector.loaded
+    finally:
+        bridge.close()
