@@ -11,7 +11,8 @@ One question at a time, each on the same keep-alive connection (the plugin's way
 the client from sending to the last byte of the answer. The questions are bench/questions.py's
 (a note's title words and a rare word of its body, no two with the same search terms), so
 no cache answers one: every answer is the engine's tier 2 (or the out-of-domain answer).
-`--set embed_model=off` measures lexical only; the table says what was on.
+`--set embed_model=off` measures lexical only; the table says what was on. `--profile FILE`
+samples the server with py-spy through the first phase and says which threads were busy.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from load import serve
+from load import serve, start_profiler
+from load_report import profile_summary
 from questions import vault_questions
 from rich.console import Console
 from rich.table import Table
@@ -64,6 +66,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report: dict[str, Any] = {"settings": args.set, "phases": {}}
         with serve(args.vault, args.state, config, log) as server, server.client() as client:
             started = time.monotonic()
+            profiler = None
+            if args.profile is not None:  # the first phase: what runs while people ask
+                profiler = start_profiler(server.proc.pid, args.seconds, args.profile)
             for number, (label, offset) in enumerate(PHASES):
                 asked = questions[number * args.questions : (number + 1) * args.questions]
                 gap = args.seconds / len(asked)
@@ -78,6 +83,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     answer.raise_for_status()
                     body = answer.json()
                     tiers["ood" if body.get("ood") else str(body.get("tier"))] += 1
+                if profiler is not None and number == 0:
+                    profiler.wait()
+                    report["profile"] = profile_summary(args.profile, args.seconds)
                 status = client.get("/v1/status").json()
                 report["phases"][label] = _cut(times) | {
                     "questions": len(times),
@@ -95,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--questions", type=int, default=220, help="per phase")
     parser.add_argument("--seconds", type=float, default=60.0, help="phase length")
+    parser.add_argument("--profile", type=Path, help="py-spy the first phase into FILE")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.vault = args.vault.resolve()
@@ -116,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             str(row["semantic"]),
         )
     Console().print(table)
+    if "profile" in report:
+        Console().print(f"first phase, threads busy: {report['profile']['thread_busy']}")
     return 0
 
 

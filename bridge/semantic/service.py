@@ -141,6 +141,9 @@ class SemanticIndex:
         except Exception:  # the dense channel must never take the bridge down
             log.exception("embedding stopped; the memory answers lexically until restarted")
 
+    def _model_ready(self) -> bool:
+        return not isinstance(self.embedder, LazyEmbedder) or self.embedder.loaded
+
     def _warm(self) -> None:
         """Load the model and the language detector now, in this thread, and run each once.
 
@@ -359,7 +362,13 @@ class SemanticIndex:
         return None
 
     def find(self, text: str, scope: str | None, depth: int) -> DenseFound:
-        """The engine's question (`DenseSearch`): the question's language and best passages."""
+        """The engine's question (`DenseSearch`): the question's language and best passages.
+
+        While `serve`'s embedding thread is still loading the model or the language detector
+        (the first seconds), nothing: the question is answered lexically, not made to wait.
+        """
+        if self._thread is not None and not (self.detector.loaded and self._model_ready()):
+            return DenseFound((), None, 0.0)
         lang = self.question_language(text)
         vector = self.embed_question(text, lang)
         if vector is None:

@@ -6,6 +6,7 @@ No stand-in: the int8 MiniLM installed with the product embeds these notes, offl
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from bridge.runtime import Bridge, open_bridge
@@ -146,5 +147,32 @@ def test_serve_loads_the_model_before_the_first_question(
         # first question (the person who just opened Obsidian) does not wait for them.
         assert semantic.embedded_now == 0
         assert semantic.embedder.loaded and semantic.detector.loaded
+    finally:
+        bridge.close()
+
+
+def test_a_question_while_serve_loads_the_model_is_answered_without_waiting(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()
+    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    try:
+        bridge.sync()
+        semantic = bridge.semantic
+        assert semantic is not None
+        answers: list[object] = []
+        asking = threading.Thread(
+            target=lambda: answers.append(bridge.engine.search(PARAPHRASE, limit=3))
+        )
+        # The language detector held mid-load, as in serve's first second: the embedding
+        # thread waits for it; a question must not.
+        with semantic.detector._lock:
+            semantic.start()
+            asking.start()
+            asking.join(CEILING)
+            assert answers, "the question waited for the model to load"
+        assert semantic.wait_idle(CEILING)
+        assert bridge.engine.search(PARAPHRASE, limit=3).sources[0].path == ON_CALL
     finally:
         bridge.close()
