@@ -90,16 +90,12 @@ class TermStatistics:
         among = tantivy.Query.const_score_query(
             tantivy.Query.term_set_query(self._schema, "path", list(paths)), 0.0
         )
-        weights: list[float] = []
-        held_words: dict[int, list[bool]] = {}
-        total = 0.0
-        asked: list[tuple[int, str]] = []  # (position in `weights`, word) of words some note has
-        for word in terms.words:
-            df = self.doc_frequency(word)
-            weights.append(idf(docs, df))
-            total += weights[-1]
-            if df > 0:
-                asked.append((len(weights) - 1, word))
+        frequencies = [self.doc_frequency(word) for word in terms.words]
+        weights = [idf(docs, df) for df in frequencies]
+        total = sum(weights)
+        # (position, word) of the words some note holds.
+        asked = [(i, terms.words[i]) for i, df in enumerate(frequencies) if df > 0]
+        held: dict[int, set[int]] = {}  # note -> positions of the words it holds
         for start in range(0, len(asked), _BITS):
             group = asked[start : start + _BITS]
             clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, among)]
@@ -110,16 +106,14 @@ class TermStatistics:
                 )
             for hit in run(searcher, tantivy.Query.boolean_query(clauses), limit):
                 mask = round(hit.score)
-                flags = held_words.setdefault(hit.nid, [False] * len(weights))
-                for bit, (position, _) in enumerate(group):
-                    if mask >> bit & 1:
-                        flags[position] = True
+                mine = held.setdefault(hit.nid, set())
+                mine.update(position for bit, (position, _) in enumerate(group) if mask >> bit & 1)
         # Summed in the question's word order, as one search per word summed them.
-        best = 0.0
-        for flags in held_words.values():
-            held = 0.0
-            for weight, has_it in zip(weights, flags, strict=True):
-                if has_it:
-                    held += weight
-            best = max(best, held)
+        best = max(
+            (
+                sum(w for i, w in enumerate(weights) if i in positions)
+                for positions in held.values()
+            ),
+            default=0.0,
+        )
         return best / total if total > 0 else 0.0

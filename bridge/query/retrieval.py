@@ -313,10 +313,9 @@ class Retriever:
         if boost <= 0 or not terms.words:
             return {}
         docs = max(1, self.index.document_count("entries"))
+        rarity = {w: idf(docs, self.index.doc_frequency(w)) for w in terms.words}
         titles = {nid: _title_words(rec.title) for nid in entries if (rec := records.get(nid))}
-        return title_factors(
-            titles, terms.words, lambda w: idf(docs, self.index.doc_frequency(w)), boost
-        )
+        return title_factors(titles, terms.words, rarity.__getitem__, boost)
 
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.

@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import importlib.metadata as metadata
 import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from bridge.install.files import write_atomic
 from bridge.semantic import int8_graph
 from bridge.semantic.model import EmbedderError, Kind, ModelIdentity, Vectors, normalised
 
@@ -203,23 +203,8 @@ def kernel_graph(weights: Path, cache: Path | None) -> bytes:
     graph = int8_graph.rewrite(weights.read_bytes())
     if cache is not None:
         with contextlib.suppress(OSError):  # a read-only state dir: rewrite at each start
-            _keep(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)
+            write_atomic(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)
             for old in cache.glob(f"{NAME}-*.onnx"):  # an earlier rewrite's
                 if not old.name.startswith(f"{stem}."):
                     old.unlink(missing_ok=True)
     return graph
-
-
-def _keep(path: Path, data: bytes) -> None:
-    """Write `path` all at once (temp file, fsync, rename): a crash leaves no half file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(temp).replace(path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

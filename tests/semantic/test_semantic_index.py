@@ -135,9 +135,8 @@ def test_serve_loads_the_model_before_the_first_question(
 ) -> None:
     state = tmp_path / "state"
     _embedded(template_vault, state).close()  # every note embedded and stored
-    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    bridge = open_test_bridge(template_vault, state)
     try:
-        bridge.sync()
         semantic = bridge.semantic
         assert semantic is not None and isinstance(semantic.embedder, LazyEmbedder)
         assert not semantic.embedder.loaded  # nothing to embed: a CLI command never loads it
@@ -156,9 +155,8 @@ def test_a_question_while_serve_loads_the_model_is_answered_without_waiting(
 ) -> None:
     state = tmp_path / "state"
     _embedded(template_vault, state).close()
-    bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
+    bridge = open_test_bridge(template_vault, state)
     try:
-        bridge.sync()
         semantic = bridge.semantic
         assert semantic is not None
         answers: list[object] = []
