@@ -155,13 +155,8 @@ class Retriever:
         # by their entry alone, which lend their entry part to a lead block.
         found_notes = {nid for nid, _ in blocks}
         found_notes.update(nid for nid, _ in windows)
-        dense = dense_later.result() if dense_later is not None else NO_DENSE
-        dense_blocks, dense_notes = dense_parts(dense.hits)
-        found_notes.update(dense_notes)
-        leads = self._lead_notes(entry_hits, found_notes)
-
-        # Note-level relevance: the entry's BM25, else its best block's; with the dense
-        # channel, a weighted mean of both (`fused_note_scores`).
+        # What needs only the lexical side is done before waiting for the question's vector
+        # (its embedding is the longer half: 9-10 ms against 2-4 ms of BM25 searches).
         raw: dict[int, float] = dict(entries)
         for (nid, _), score in blocks.items():
             if nid not in entries:
@@ -169,19 +164,34 @@ class Retriever:
         for nid in found_notes:
             raw.setdefault(nid, 0.0)
         records = self.index.records(raw)
+        coverage = self._coverage(terms, entry_hits) if dense_later is not None else 1.0
+        titles = self._title_factors(terms, entries, records)
+
+        dense = dense_later.result() if dense_later is not None else NO_DENSE
+        dense_blocks, dense_notes = dense_parts(dense.hits)
+        new_notes = [nid for nid in dense_notes if nid not in raw]
+        if new_notes:
+            records.update(self.index.records(new_notes))
+            for nid in new_notes:
+                raw[nid] = 0.0
+        found_notes.update(dense_notes)
+        leads = self._lead_notes(entry_hits, found_notes)
+
+        # Note-level relevance: the entry's BM25, else its best block's; with the dense
+        # channel, a weighted mean of both (`fused_note_scores`).
         lexical = {
             nid: normalised_relevance(s, rp.relevance_scale)
             for nid, s in raw.items()
             if nid in records
         }
-        weights = self._channel_weights(terms, entry_hits, dense)
+        weights = self._channel_weights(coverage, dense)
         note_score = fused_note_scores(
             lexical, {n: d for n, d in dense_notes.items() if n in records}, weights.share
         )
         # Notes in another language than the question's demoted where some are in its
         # language; notes the question names by their whole title lifted.
         factors = self._language_factors(dense, note_score)
-        for nid, factor in self._title_factors(terms, entries, records).items():
+        for nid, factor in titles.items():
             factors[nid] = factors.get(nid, 1.0) * factor
         for nid, factor in factors.items():
             note_score[nid] *= factor
@@ -251,6 +261,8 @@ class Retriever:
         sources = self._sources(chosen, texts, records, note_score, referrer, priority)
         listed = {s.path for s in sources}
         for nid in sorted(referrer, key=lambda n: -note_score[n]):
+            if len(sources) >= limit:  # the rest would be cut below
+                break
             rec = records.get(nid)
             if rec is not None and rec.path not in listed:  # see-also, no excerpt words
                 sources.append(self._source(rec, [], note_score[nid], records.get(referrer[nid])))
@@ -278,17 +290,19 @@ class Retriever:
                         words[key] = excerpt_words(block.text)
             yield from (k for k in part if k in words)
 
-    def _channel_weights(
-        self, terms: QueryTerms, entry_hits: Sequence[Hit], dense: DenseFound
-    ) -> ChannelWeights:
-        """The fixed weights without dense hits; with them, by the lexical match's strength."""
+    def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
+        """How much of the question's rare words the best lexical notes hold (0-1); not
+        measured when the dense share is fixed (it would not be used)."""
         dp = self.params.dense
+        if dp.share_exact == dp.share_vague:
+            return 1.0
+        return self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
+
+    def _channel_weights(self, coverage: float, dense: DenseFound) -> ChannelWeights:
+        """The fixed weights without dense hits; with them, by the lexical match's strength."""
         if not dense.hits:
             return ChannelWeights(0.0, 1.0, 0.0)
-        if dp.share_exact == dp.share_vague:  # a fixed share: no need to measure the match
-            return channel_weights(1.0, dp)
-        coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
-        return channel_weights(coverage, dp)
+        return channel_weights(coverage, self.params.dense)
 
     def _language_factors(
         self, dense: DenseFound, note_score: dict[int, float]
