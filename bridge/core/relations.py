@@ -192,6 +192,9 @@ def _key(target: str) -> str:
     return link_target(target.strip().replace("\\", "/")).lower().lstrip("/")
 
 
+_MEMO_SIZE = 16_384  # links remembered per resolver (~3 MB at most)
+
+
 class LinkResolver:
     """Resolves link targets to note paths the way Obsidian does.
 
@@ -206,6 +209,7 @@ class LinkResolver:
         # path as itself, several as a list. Exact paths are found among them too, so the
         # resolver holds each path once (a 100,000-note vault: 34 MB with a second map, 13 MB).
         self._by_name: dict[str, str | list[str]] = {}
+        self._memo: dict[tuple[str, str | None], str | None] = {}
         by_name = self._by_name
         for path in sorted(note_paths, key=_preference):
             name = _name(path)
@@ -254,7 +258,25 @@ class LinkResolver:
         return None
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
-        """The note a link points at, or None when it resolves to nothing."""
+        """The note a link points at, or None when it resolves to nothing.
+
+        Remembered per resolver (which never changes: `updated` makes a new one). Trigger:
+        relation expansion resolves every link of the best notes on every query, and on a
+        real vault the best notes include index notes of hundreds of links (on the Obsidian
+        Hub, 160 links a hybrid query, 2.5 ms of its 17).
+        """
+        memo_key = (target, source)
+        try:
+            return self._memo[memo_key]
+        except KeyError:
+            pass
+        path = self._resolve(target, source)
+        if len(self._memo) >= _MEMO_SIZE:
+            self._memo.clear()
+        self._memo[memo_key] = path
+        return path
+
+    def _resolve(self, target: str, source: str | None) -> str | None:
         key = _key(target)
         if not key:
             return source  # `[[#heading]]` points into the linking note itself

@@ -234,7 +234,13 @@ _PATHS = st.lists(st.sampled_from(_SEGMENTS[:6]), min_size=1, max_size=3).map(
 def test_an_updated_resolver_resolves_as_one_built_anew(
     before: list[str], added: list[str], removed: list[str], target: str, source: str | None
 ) -> None:
-    """After an agent's ADDs (and deletions) links resolve as over the vault's new paths."""
+    """After an agent's ADDs (and deletions) links resolve as over the vault's new paths,
+    and the resolver queries were already reading still answers as before (each remembers
+    its own answers: the link asked of the old one first, and again after)."""
     after = sorted((set(before) - set(removed)) | set(added))
-    updated = LinkResolver(set(before)).updated(added, removed)
+    old = LinkResolver(set(before))
+    was = old.resolve(target, source)
+    updated = old.updated(added, removed)
     assert updated.resolve(target, source) == _reference_resolve(after, target, source)
+    assert updated.resolve(target, source) == _reference_resolve(after, target, source)
+    assert old.resolve(target, source) == was == _reference_resolve(before, target, source)
