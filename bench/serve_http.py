@@ -13,12 +13,16 @@ the client from sending to the last byte of the answer. The questions are bench/
 no cache answers one: every answer is the engine's tier 2 (or the out-of-domain answer).
 `--set embed_model=off` measures lexical only; the table says what was on. `--profile FILE`
 samples the server with py-spy through the first phase and says which threads were busy.
+`--cold` first drops the state dir's files from this machine's page cache (Linux:
+`posix_fadvise(DONTNEED)`), as after a reboot: the first minute then reads the index from
+disk (a disk cache below the machine, as in a VM, may still hold them).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -46,6 +50,23 @@ def _config(path: Path, overrides: list[str]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def drop_from_page_cache(folder: Path) -> int:
+    """Ask the kernel to forget the cached pages of every file under `folder`; the bytes
+    now out of the cache (pages another process maps stay)."""
+    dropped = 0
+    for path in folder.rglob("*"):
+        if not path.is_file():
+            continue
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # dirty pages cannot be dropped
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            dropped += os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+    return dropped
+
+
 def _cut(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {
@@ -63,7 +84,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         config = Path(tmp) / "config.toml"
         _config(config, args.set)
         log = Path(tmp) / "serve.log"
-        report: dict[str, Any] = {"settings": args.set, "phases": {}}
+        report: dict[str, Any] = {"settings": args.set, "phases": {}, "cold": args.cold}
+        if args.cold:
+            report["dropped_mb"] = round(drop_from_page_cache(args.state) / 1e6, 1)
         with serve(args.vault, args.state, config, log) as server, server.client() as client:
             started = time.monotonic()
             profiler = None
@@ -104,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=220, help="per phase")
     parser.add_argument("--seconds", type=float, default=60.0, help="phase length")
     parser.add_argument("--profile", type=Path, help="py-spy the first phase into FILE")
+    parser.add_argument("--cold", action="store_true", help="state files out of the page cache")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.vault = args.vault.resolve()
@@ -111,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    table = Table(title=f"serve over HTTP ({', '.join(args.set) or 'product defaults'})")
+    what = ", ".join(args.set) or "product defaults"
+    if args.cold:
+        what += ", state out of the page cache"
+    table = Table(title=f"serve over HTTP ({what})")
     for col in ("phase", "questions", "p50 ms", "p99 ms", "max ms", "tiers", "semantic"):
         table.add_column(col)
     for label, row in report["phases"].items():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -52,6 +54,13 @@ def serve(
         _serve(settings, stop)
 
 
+def _read_ahead(bridge: Bridge) -> None:
+    """The index's files into the page cache, beside the first questions (at nice 10)."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    bridge.index.read_ahead()
+
+
 def _serve(settings: Settings, stop: StopSignals) -> None:
     try:
         bridge = open_bridge(settings)
@@ -60,6 +69,8 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
     answerer = bridge.engine.answerer
     if isinstance(answerer, LLMAnswerer):  # the first tier 3/4 answer should not pay the import
         answerer.client.warm()  # a background thread; returns at once
+    # The first questions should not wait for the disk: the index files are read ahead.
+    threading.Thread(target=_read_ahead, args=(bridge,), name="read-ahead", daemon=True).start()
     cleaned = bridge.store.clean_temp_files()
     if cleaned:
         err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")

@@ -8,6 +8,7 @@ manifest with the files re-indexes whatever was in flight.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import sqlite3
@@ -99,6 +100,36 @@ class IndexFiles:
         analysis.register(index)
         index.searcher().num_docs  # noqa: B018 - touches the segments: fails if corrupt
         return index
+
+    def read_ahead(self) -> int:
+        """Read every index file once, so the kernel holds it in its page cache; the bytes read.
+
+        Trigger: `serve` on a 100,000-note state dir whose files were not in the page cache
+        answered its first minute's questions at p99 1.9 s (p50 47 ms), and on the Obsidian
+        Hub vault some in 600 ms, the answer thread waiting on reads (py-spy): every query
+        reads a few dozen blocks and postings scattered over the files, one small disk read
+        each. Why reading and not `posix_fadvise(WILLNEED)`: Linux reads at most the
+        device's read-ahead window (8 MB here) per call, and the call does not exist on
+        macOS. Outcome: `serve` reads the files in a background thread (smallest first: term
+        dictionaries and fast fields are touched by every query), at lower priority, in
+        1 MB reads that do not hold the GIL; the process keeps no copy, and the kernel may
+        drop the clean pages again under memory pressure.
+        """
+        try:
+            paths = [p for p in self.directory.rglob("*") if p.is_file()]
+        except OSError:  # the state dir went away (a stopping test, a removed folder)
+            return 0
+        sizes = {}
+        for path in paths:
+            with contextlib.suppress(OSError):
+                sizes[path] = path.stat().st_size
+        buffer = bytearray(1 << 20)
+        done = 0
+        for path in sorted(sizes, key=sizes.__getitem__):
+            with contextlib.suppress(OSError), path.open("rb", buffering=0) as file:
+                while count := file.readinto(buffer):
+                    done += count
+        return done
 
     def searchers(self) -> dict[str, tantivy.Searcher]:
         """A searcher of each index as last committed."""

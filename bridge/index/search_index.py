@@ -75,6 +75,10 @@ class SearchIndex:
 
     # -- the files -------------------------------------------------------------------------
 
+    def read_ahead(self) -> int:
+        """Have the kernel read the index's files into its page cache (`serve`'s start)."""
+        return self._files.read_ahead()
+
     @property
     def schema(self) -> tantivy.Schema:
         return self._files.schema

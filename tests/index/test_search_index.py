@@ -167,3 +167,21 @@ def test_a_new_index_keeps_one_copy_of_each_note(template_vault: Path, tmp_path:
     assert _documents(reopened, "entries", path) == 1
     assert _documents(reopened, "windows", path) == blocks
     reopened.close()
+
+
+def test_reading_ahead_reads_every_index_file_and_changes_none(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    """`serve` reads the index once at start, so the kernel caches it: every byte of every
+    file of the index (tantivy's, the manifest, the block texts), none written."""
+    index = SearchIndex(tmp_path / "index")
+    reconcile(VaultStore(template_vault), index)
+    files = [p for p in (tmp_path / "index").rglob("*") if p.is_file()]
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in files}
+    assert {"blocks.sqlite", "manifest.sqlite"} <= {p.name for p in files}
+    assert any("tantivy" in p.parts for p in files)
+
+    assert index.read_ahead() == sum(size for size, _ in before.values()) > 0
+    assert {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in files} == before
+    assert index.stamp("billing/plans/team_plan.md") is not None
+    index.close()
