@@ -54,6 +54,10 @@ def serve(
         _serve(settings, stop)
 
 
+# A missed day's decay run waits this long after start (the first questions go first).
+CATCH_UP_DELAY = 60.0
+
+
 def _read_ahead(bridge: Bridge) -> None:
     """The index's files into the page cache, beside the first questions (at nice 10)."""
     with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
@@ -82,7 +86,10 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
     bus = EventBus()
     live = LiveVault(bridge)
     scheduler = DecayScheduler(
-        lambda: _scheduled_decay(bridge), settings.decay_clock, bridge.lifecycle.last_run
+        lambda: _scheduled_decay(bridge),
+        settings.decay_clock,
+        bridge.lifecycle.last_run,
+        catch_up_delay=CATCH_UP_DELAY,
     )
     tasks = TaskRunner()
     server: BackgroundServer | None = None

@@ -95,6 +95,27 @@ def test_a_missed_day_runs_at_start_then_waits() -> None:
     assert len(calls) == 1  # the next run is tomorrow at 03:00
 
 
+def test_a_delayed_catch_up_waits_and_a_stop_meanwhile_cancels_it() -> None:
+    """`serve` delays the catch-up run past its first minute: it still comes, and a bridge
+    stopped before then stops at once without running it."""
+    clock = running_clock(datetime(2026, 5, 4, 12, 0))
+    ran = threading.Event()
+    scheduler = DecayScheduler(
+        ran.set, THREE, last_run=lambda: None, clock=clock, catch_up_delay=100 * WAIT
+    )
+    scheduler.start()
+    scheduler.stop(timeout=WAIT)
+    assert not scheduler.running
+    assert not ran.is_set()
+
+    soon = DecayScheduler(ran.set, THREE, last_run=lambda: None, clock=clock, catch_up_delay=0.05)
+    soon.start()
+    try:
+        assert ran.wait(WAIT)
+    finally:
+        soon.stop()
+
+
 def test_a_recent_run_means_no_catch_up_and_stop_is_prompt() -> None:
     ran = threading.Event()
     clock = running_clock(datetime(2026, 5, 4, 12, 0))
