@@ -264,8 +264,36 @@ def _bad_values(path: str, meta: dict[str, Any]) -> list[Problem]:
     return found
 
 
-def parse_note(path: str, text: str) -> Note:
-    """Understand any note. Never raises; problems are returned on the note."""
+@dataclass(frozen=True)
+class Properties:
+    """A note's frontmatter as the bridge reads it, before its Markdown is looked at."""
+
+    meta: dict[str, Any]
+    body: str
+    body_line: int
+    problems: tuple[Problem, ...]
+
+    @property
+    def status(self) -> str | None:
+        return _status(self.meta.get("status"))
+
+    @property
+    def updated(self) -> dt.datetime | None:
+        return _as_datetime(self.meta.get("updated"))
+
+    @property
+    def blocking(self) -> Problem | None:
+        """The first problem that stops the bridge writing the note, if any."""
+        return next((p for p in self.problems if p.blocks_writes), None)
+
+
+def read_note_properties(path: str, text: str) -> Properties:
+    """The frontmatter part of `parse_note`: properties, body and every problem a note can
+    have (they all come from here). Never raises.
+
+    Why apart: the decay job needs each note's status, `updated` and whether it may be
+    written, nothing of its Markdown; parsing all of it was half of a 100,000-note run.
+    """
     problems: list[Problem] = []
     parts = fm.split(text)
     meta: dict[str, Any] = {}
@@ -304,7 +332,13 @@ def parse_note(path: str, text: str) -> Note:
     if not text.strip():
         problems.append(Problem(path, "empty", f"{path}: the note is empty", blocks_writes=False))
     problems += _bad_values(path, meta)
+    return Properties(meta, body, body_line, tuple(problems))
 
+
+def parse_note(path: str, text: str) -> Note:
+    """Understand any note. Never raises; problems are returned on the note."""
+    props = read_note_properties(path, text)
+    meta, body, body_line = props.meta, props.body, props.body_line
     structure = parse_structure(body)
     body_lines = body.split("\n")
     h1 = next((h.text for h in structure.headings if h.level == 1 and h.text), None)
@@ -322,9 +356,9 @@ def parse_note(path: str, text: str) -> Note:
         title=_text(meta.get("title")) or title,
         summary=_text(meta.get("summary")),
         tags=_as_tags(meta.get("tags")),
-        status=_status(meta.get("status")),
+        status=props.status,
         created=_as_datetime(meta.get("created")),
-        updated=_as_datetime(meta.get("updated")),
+        updated=props.updated,
         author=_text(meta.get("author")) or None,
         relations=relations,
         raw_concept=_raw_concept(_section_blocks(structure.blocks, "raw concept")),
@@ -342,7 +376,7 @@ def parse_note(path: str, text: str) -> Note:
         blocks=structure.blocks,
         links=tuple(links),
         entry=entry,
-        problems=tuple(problems),
+        problems=props.problems,
     )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.core import frontmatter as fm
-from bridge.core.entry import Note, Problem, parse_note
+from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
 from bridge.vault.journal import WriteJournal
@@ -69,6 +69,15 @@ class NoteFile:
         from dataclasses import replace
 
         return replace(note, problems=self.problems + note.problems)
+
+    def properties(self) -> Properties:
+        """The frontmatter alone (`read_note_properties`), read problems merged the same way."""
+        props = read_note_properties(self.path, self.text)
+        if not self.problems:
+            return props
+        from dataclasses import replace
+
+        return replace(props, problems=self.problems + props.problems)
 
 
 class WriteConflictError(NoteError):

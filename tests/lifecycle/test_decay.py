@@ -215,6 +215,9 @@ def test_bad_notes_are_reported_and_a_failed_write_is_retried(
 ) -> None:
     state = tmp_path / "state"
     shutil.copy(TRICKY / "malformed_yaml.md", template_vault / "malformed_yaml.md")
+    # Not UTF-8 below a readable status: the job must not write it back either.
+    latin = b"---\nstatus: draft\n---\n# Caf\xe9\n\nA note saved as Latin-1.\n"
+    (template_vault / "latin.md").write_bytes(latin)
     decay(template_vault, state)
     access(state, SSO, "draft", 5)
     store = VaultStore(template_vault)
@@ -226,8 +229,10 @@ def test_bad_notes_are_reported_and_a_failed_write_is_retried(
     report = decay(template_vault, state, store=store)
     assert {(s.path, s.code) for s in report.skipped} == {
         ("malformed_yaml.md", "malformed_frontmatter"),
+        ("latin.md", "not_utf8"),
         (SSO, "unreadable"),
     }
+    assert (template_vault / "latin.md").read_bytes() == latin
     assert report.transitions == () and statuses(template_vault)[SSO] == "draft"
     retried = decay(template_vault, state)
     assert [t.path for t in retried.transitions] == [SSO]
