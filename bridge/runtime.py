@@ -117,9 +117,11 @@ class Bridge:
             return reconcile(self.store, self.index, force=True)
 
     def decay(self, now: datetime) -> DecayReport:
-        """The decay job under the single writer's lock, with the changed notes re-indexed."""
-        with self.executor.lock:
-            report = run_decay(self.store, self.lifecycle, now)
+        """The decay job under the single writer's lock (its reading before it: `run_decay`),
+        with the changed notes re-indexed."""
+        lock = self.executor.lock
+        report = run_decay(self.store, self.lifecycle, now, lock=lock)
+        with lock:
             self.reindex(t.path for t in report.transitions)
         return report
 

@@ -10,6 +10,8 @@ reaches the same statuses as 10 daily runs, and a second run the same day change
 
 from __future__ import annotations
 
+import os
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -93,24 +95,41 @@ class DecayReport:
         }
 
 
-def _readable(store: VaultStore, path: str) -> Properties | Skipped:
-    """The note's properties, or why the run must leave it alone this time.
+Stamp = tuple[int, int]  # a note file's size and mtime (ns) when it was read
+
+
+def _readable(store: VaultStore, path: str) -> tuple[Properties | Skipped, Stamp | None]:
+    """The note's properties, or why the run must leave it alone this time; and the file's
+    stamp when it was read.
 
     Only the frontmatter is read (status, `updated`, whether the note may be written): at
     100,000 notes reading each whole note's Markdown too made the run 48-96 s, holding the
     writer's lock. `path` comes from `iter_paths`, so the folders are not resolved again.
     """
     try:
-        props = store.read_listed(path).properties()
+        file = store.read_listed(path)
     except NoteError as exc:
-        return Skipped(path, exc.problem.code, exc.problem.message)
+        return Skipped(path, exc.problem.code, exc.problem.message), None
+    props = file.properties()
+    stamp = (file.size, file.mtime_ns)
     blocking = props.blocking
     if blocking is not None:
         # Trigger: e.g. malformed YAML while a human is mid-edit.
         # Why: its status cannot be read, and "no status" would look like a human removing it.
         # Outcome: skipped and reported; its record is kept and keeps decaying lazily.
-        return Skipped(path, blocking.code, blocking.message)
-    return props
+        return Skipped(path, blocking.code, blocking.message), stamp
+    return props, stamp
+
+
+def _unchanged(store: VaultStore, path: str, stamp: Stamp | None) -> bool:
+    """The file still has the size and mtime it was read with (one `lstat`)."""
+    if stamp is None:
+        return False
+    try:
+        info = os.lstat(store.root / path)
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == stamp
 
 
 def _vanished(store: VaultStore, lifecycle: LifecycleStore, seen: set[str]) -> list[str]:
@@ -126,14 +145,40 @@ def _vanished(store: VaultStore, lifecycle: LifecycleStore, seen: set[str]) -> l
     return gone
 
 
-def run_decay(store: VaultStore, lifecycle: LifecycleStore, now: datetime) -> DecayReport:
-    """Run the decay job over the whole vault at `now`. Never raises for one bad note."""
+def run_decay(
+    store: VaultStore,
+    lifecycle: LifecycleStore,
+    now: datetime,
+    lock: AbstractContextManager[object] | None = None,
+) -> DecayReport:
+    """Run the decay job over the whole vault at `now`. Never raises for one bad note.
+
+    With `lock` (the single writer's), the notes are read before taking it, and under it
+    only the notes whose size or mtime changed since (and new ones) are read again: what the
+    job observes and writes is the vault as it is under the lock, but the lock is held for a
+    walk and a stat per note, not for reading them all (at 100,000 notes, 17 s of curation
+    waiting behind the job, once a day).
+    """
+    first = {path: _readable(store, path) for path in store.iter_paths()} if lock else {}
+    with lock or nullcontext():
+        return _decay(store, lifecycle, now, first)
+
+
+def _decay(
+    store: VaultStore,
+    lifecycle: LifecycleStore,
+    now: datetime,
+    first: dict[str, tuple[Properties | Skipped, Stamp | None]],
+) -> DecayReport:
     items: list[NoteItem] = []
     skipped: list[Skipped] = []
     listed: set[str] = set()
     for path in store.iter_paths():
         listed.add(path)
-        note = _readable(store, path)
+        seen = first.get(path)
+        if seen is None or not _unchanged(store, path, seen[1]):
+            seen = _readable(store, path)
+        note = seen[0]
         if isinstance(note, Skipped):
             skipped.append(note)
             continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -254,3 +254,43 @@ def test_stale_candidates_and_deleted_notes(
     assert report.forgotten == (JWT,)
     with StateDB.open(state) as db:
         assert JWT not in LifecycleStore(db).tracked_paths()
+
+
+class _EditWhileWaiting:
+    """The writer's lock as the decay job meets it while a human saves a note: the save lands
+    after the job read the vault and before it holds the lock."""
+
+    def __init__(self, edit: Callable[[], None]) -> None:
+        self.edit = edit
+        self.held = False
+
+    def __enter__(self) -> None:
+        self.edit()
+        self.held = True
+
+    def __exit__(self, *exc: object) -> None:
+        self.held = False
+
+
+def test_a_note_saved_while_the_job_waits_for_the_lock_is_judged_as_saved(
+    template_vault: Path, tmp_path: Path, clock: FrozenDateTimeFactory
+) -> None:
+    """The job reads the vault before taking the writer's lock (curation does not wait for
+    its reading); a note saved meanwhile is read again under the lock, so the job judges it
+    as it is: refreshed today, the old draft is no longer a stale candidate."""
+    state = tmp_path / "state"
+    decay(template_vault, state)
+    clock.tick(timedelta(days=80))
+    today = now().date().isoformat()
+
+    def refresh() -> None:
+        note = template_vault / ROLLBACK
+        note.write_text(note.read_text().replace("updated: 2026-08-21", f"updated: {today}", 1))
+
+    lock = _EditWhileWaiting(refresh)
+    with StateDB.open(state) as db:
+        lifecycle = LifecycleStore(db, StatusMapping(), DEFAULT)
+        report = run_decay(VaultStore(template_vault), lifecycle, now(), lock=lock)
+    assert f"updated: {today}" in (template_vault / ROLLBACK).read_text()
+    assert ROLLBACK not in {s.path for s in report.stale}
+    assert report.notes_seen == 18 and not lock.held
