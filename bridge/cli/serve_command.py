@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
+from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
@@ -60,8 +60,7 @@ CATCH_UP_DELAY = 60.0
 
 def _read_ahead(bridge: Bridge) -> None:
     """The index's files into the page cache, beside the first questions (at nice 10)."""
-    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    lower_thread_priority()
     bridge.index.read_ahead()
 
 

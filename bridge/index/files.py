@@ -12,6 +12,7 @@ import contextlib
 import logging
 import shutil
 import sqlite3
+import stat
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -116,13 +117,15 @@ class IndexFiles:
         drop the clean pages again under memory pressure.
         """
         try:
-            paths = [p for p in self.directory.rglob("*") if p.is_file()]
+            found = list(self.directory.rglob("*"))
         except OSError:  # the state dir went away (a stopping test, a removed folder)
             return 0
-        sizes = {}
-        for path in paths:
+        sizes: dict[Path, int] = {}
+        for path in found:
             with contextlib.suppress(OSError):
-                sizes[path] = path.stat().st_size
+                info = path.stat()
+                if stat.S_ISREG(info.st_mode):
+                    sizes[path] = info.st_size
         buffer = bytearray(1 << 20)
         done = 0
         for path in sorted(sizes, key=sizes.__getitem__):

@@ -10,7 +10,6 @@ reaches the same statuses as 10 daily runs, and a second run the same day change
 
 from __future__ import annotations
 
-import os
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -123,13 +122,7 @@ def _readable(store: VaultStore, path: str) -> tuple[Properties | Skipped, Stamp
 
 def _unchanged(store: VaultStore, path: str, stamp: Stamp | None) -> bool:
     """The file still has the size and mtime it was read with (one `lstat`)."""
-    if stamp is None:
-        return False
-    try:
-        info = os.lstat(store.root / path)
-    except OSError:
-        return False
-    return (info.st_size, info.st_mtime_ns) == stamp
+    return stamp is not None and store.stat_listed(path) == stamp
 
 
 def _vanished(store: VaultStore, lifecycle: LifecycleStore, seen: set[str]) -> list[str]:
@@ -159,7 +152,7 @@ def run_decay(
     walk and a stat per note, not for reading them all (at 100,000 notes, 17 s of curation
     waiting behind the job, once a day).
     """
-    first = {path: _readable(store, path) for path in store.iter_paths()} if lock else {}
+    first = {} if lock is None else {p: _readable(store, p) for p in store.iter_paths()}
     with lock or nullcontext():
         return _decay(store, lifecycle, now, first)
 

@@ -9,9 +9,7 @@ this catches up beside it, one core at most, changed notes first.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +19,7 @@ import numpy as np
 from bridge.core.fusion import PassageHit
 from bridge.core.language import sure_language
 from bridge.index.search_index import SearchIndex
+from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
@@ -126,7 +125,7 @@ class SemanticIndex:
             self._cond.notify_all()
 
     def _background(self) -> None:
-        _lower_priority()
+        lower_thread_priority()
         try:
             if not self._loaded:
                 self.load()
@@ -393,9 +392,3 @@ class SemanticIndex:
             self._scopes.clear()
         self._scopes[scope] = (version, nids)
         return nids
-
-
-def _lower_priority() -> None:
-    """Embedding yields the CPU to answers: this thread runs at nice 10 where it can."""
-    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)

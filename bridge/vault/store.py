@@ -18,7 +18,7 @@ import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +66,6 @@ class NoteFile:
         note = parse_note(self.path, self.text)
         if not self.problems:
             return note
-        from dataclasses import replace
-
         return replace(note, problems=self.problems + note.problems)
 
     def properties(self) -> Properties:
@@ -75,8 +73,6 @@ class NoteFile:
         props = read_note_properties(self.path, self.text)
         if not self.problems:
             return props
-        from dataclasses import replace
-
         return replace(props, problems=self.problems + props.problems)
 
 
@@ -303,6 +299,15 @@ class VaultStore:
         if exc.errno == errno.ELOOP:
             return self._problem(rel, "outside_vault", "symlink loop")
         return self._problem(rel, "unreadable", exc.strerror or str(exc))
+
+    def stat_listed(self, rel: str) -> tuple[int, int] | None:
+        """`stat` for a path `iter_paths` listed (`read_listed`'s way: its folders are the
+        vault's own, so they are not resolved again; a link is not followed)."""
+        try:
+            info = os.lstat(f"{self.root}/{rel}")
+        except OSError:
+            return None
+        return info.st_size, info.st_mtime_ns
 
     def stat(self, rel_path: str) -> tuple[int, int] | None:
         """(size, mtime_ns) of a note without reading it; None when it is gone or unsafe."""
