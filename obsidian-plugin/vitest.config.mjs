@@ -9,5 +9,10 @@ export default defineConfig({
   test: {
     environment: "happy-dom",
     include: ["test/**/*.test.ts"],
+    // A test here takes milliseconds and waits only on promises and zero-delay timers, but the
+    // timeout counts wall time: CI once stalled 5 s (vitest's default) in a test that takes
+    // 30 ms everywhere else, under CPU load too. A hang still fails, 30 s later.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });
