@@ -246,6 +246,26 @@ def cjk_bigrams(text: str) -> list[str]:
     return grams
 
 
+def _pairs_of(run: re.Match[str]) -> str:
+    text = run.group()
+    pairs = [text] if len(text) == 1 else [text[i : i + 2] for i in range(len(text) - 1)]
+    return " " + " ".join(pairs) + " "
+
+
+def spaced_bigrams(text: str) -> str:
+    """The text with every no-space-script run written as its `cjk_bigrams`, space-separated.
+
+    Why in the text itself: the bigrams are then indexed in the same fields as the words
+    around them, so BM25 sees a Chinese note's length in the same units as an English one's.
+    In a field of their own, empty for most notes of a mostly-English vault, the field's
+    average length was near zero and any Chinese note looked hundreds of times too long.
+    Text without such a run is returned as it is (no normalisation).
+    """
+    if text.isascii() or _NO_SPACE_RUN.search(text) is None:
+        return text
+    return _NO_SPACE_RUN.sub(_pairs_of, unicodedata.normalize("NFKC", text))
+
+
 def has_no_space_script(text: str) -> bool:
     """True when the text contains Chinese, Japanese, Korean, Thai... characters."""
     return _NO_SPACE_RUN.search(text) is not None

@@ -10,7 +10,6 @@ import tantivy
 from bridge.core.text import QUESTION_WORDS, STOP_WORDS, cjk_bigrams, has_no_space_script
 
 ANALYZER = "vb_en"
-SPACE = "vb_space"
 # Contractions split at the apostrophe ("didn't" -> "didn", "t"); their stems are stop words too.
 _CONTRACTION_STEMS = (
     "didn doesn isn wasn weren aren hadn hasn haven couldn wouldn shouldn mustn shan"
@@ -32,16 +31,9 @@ def text_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
-@lru_cache(maxsize=1)
-def space_analyzer() -> tantivy.TextAnalyzer:
-    """Pre-split tokens (CJK bigrams) are indexed as they are."""
-    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
-
-
 def register(index: tantivy.Index) -> None:
     """Analyzers are not stored in the index; every opened index needs them registered."""
     index.register_tokenizer(ANALYZER, text_analyzer())
-    index.register_tokenizer(SPACE, space_analyzer())
 
 
 def analyze(text: str) -> list[str]:
@@ -87,5 +79,8 @@ def query_terms(query: str, max_terms: int = 64) -> QueryTerms:
                 words.append(term)
                 if sum(c.isalpha() for c in raw) >= 4:
                     long_words.append(term)
-    bigrams = list(dict.fromkeys(cjk_bigrams(query)))[:max_terms]
+    # Through the analyzer, as the indexed pairs went (`spaced_bigrams`): a pair holding a
+    # combining mark (Thai tone marks) is split there, and must be here too.
+    grams = (token for gram in cjk_bigrams(query) for token in analyze(gram))
+    bigrams = list(dict.fromkeys(grams))[:max_terms]
     return QueryTerms(tuple(words), tuple(bigrams), tuple(long_words))

@@ -12,14 +12,11 @@ from bridge.core.entry import METADATA_SECTIONS, Note
 from bridge.core.markdown import excerpt_text
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
-from bridge.core.text import cjk_bigrams, word_count
+from bridge.core.text import spaced_bigrams, word_count
 from bridge.index.schema import (
-    BLOCK_CJK,
     BLOCK_FIELD,
-    ENTRY_CJK,
     FLAG_METADATA,
     HEADING_FIELD,
-    WINDOW_CJK,
     WINDOW_FIELD,
     block_key,
     build_schema,
@@ -112,11 +109,6 @@ def folders_of(path: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _bigrams(text: str) -> list[str]:
-    """`cjk_bigrams`, skipping the Unicode work for pure-ASCII text (which has none)."""
-    return [] if text.isascii() else cjk_bigrams(text)
-
-
 @lru_cache(maxsize=1)
 def _schema() -> tantivy.Schema:
     return build_schema()  # documents are made against it (field types)
@@ -163,16 +155,14 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         ("tags", " ".join(entry.tags)),
         ("summary", entry.summary),
         ("body", body),
-        (ENTRY_CJK, " ".join(_bigrams(f"{note.title} {entry.summary} {body}"))),
     ):
         if value:
-            fields[name] = _clip(value)
+            fields[name] = _clip(spaced_bigrams(value))
     out = NoteDocuments(make(fields, schema), [], [])
     # Links as a reader sees them, not their paths, are what a block is found by.
-    texts = [link_display_text(b.text) for b in blocks]
-    # A window joins its texts with newlines, which never touch a CJK run or change under
-    # NFKC, so its bigrams are its blocks' bigrams in order.
-    grams = [" ".join(_bigrams(text)) for text in texts]
+    # Chinese, Japanese, Thai... runs as their character pairs (`spaced_bigrams`). A window
+    # joins its texts with newlines, which never touch a run or change under NFKC.
+    texts = [spaced_bigrams(link_display_text(b.text)) for b in blocks]
     flags_of: dict[str, int] = {}  # heading -> flags: one per section
     for i, block in enumerate(blocks):
         ord_ = block.ord
@@ -190,8 +180,6 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
             fields["speaker"] = said
         if texts[i]:
             fields[BLOCK_FIELD] = _clip(texts[i])
-        if grams[i]:
-            fields[BLOCK_CJK] = grams[i]
         out.blocks.append(make(fields, schema))
         lo, hi = max(0, i - 1), i + 2
         fields = {**base, "nid": nid, "ord": ord_, "words": words}
@@ -200,8 +188,5 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         window = "\n".join(texts[lo:hi])
         if window:
             fields[WINDOW_FIELD] = _clip(window)
-        window_grams = " ".join(g for g in grams[lo:hi] if g)
-        if window_grams:
-            fields[WINDOW_CJK] = window_grams
         out.windows.append(make(fields, schema))
     return out

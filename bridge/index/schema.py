@@ -12,7 +12,7 @@ import hashlib
 
 import tantivy
 
-from bridge.index.analysis import ANALYZER, SPACE
+from bridge.index.analysis import ANALYZER
 
 # 6: the manifest's content key hashes a note's inputs (`content_key`). No version-5 key matches
 # one, so each note would be re-indexed at its next write, leaving deleted copies in the BM25
@@ -24,7 +24,10 @@ from bridge.index.analysis import ANALYZER, SPACE
 # 10: a transcript turn's speaker is a fast field (`speaker_id`), read with the hits: the named
 # speaker's turns are found without a second, speaker-filtered search.
 # 11: the block store keeps each note's heading paths once (`block_store`).
-SCHEMA_VERSION = 11
+# 12: Chinese, Japanese, Thai... text is indexed as character pairs in the word fields, not in
+# fields of its own (`spaced_bigrams`): those fields' average length, near zero in a mostly
+# English vault, made every CJK note score as if hundreds of times too long.
+SCHEMA_VERSION = 12
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -37,11 +40,10 @@ ENTRY_FIELDS: dict[str, float] = {
     "summary": 2.0,
     "body": 1.0,
 }
-ENTRY_CJK = "cjk_entry"
-BLOCK_FIELD, BLOCK_CJK = "block", "cjk_block"
+BLOCK_FIELD = "block"
 HEADING_FIELD = "heading"  # a block's heading path, searched only to pick a lead block
 KINDS = ("entries", "blocks", "windows")
-WINDOW_FIELD, WINDOW_CJK = "window", "cjk_window"
+WINDOW_FIELD = "window"
 
 
 def build_schema() -> tantivy.Schema:
@@ -63,8 +65,6 @@ def build_schema() -> tantivy.Schema:
     for name in (*ENTRY_FIELDS, BLOCK_FIELD, WINDOW_FIELD):
         b.add_text_field(name, stored=False, tokenizer_name=ANALYZER, index_option="freq")
     b.add_text_field(HEADING_FIELD, stored=False, tokenizer_name=ANALYZER, index_option="basic")
-    for name in (ENTRY_CJK, BLOCK_CJK, WINDOW_CJK):
-        b.add_text_field(name, stored=False, tokenizer_name=SPACE, index_option="freq")
     # The speaker of a transcript turn (`speaker_id`; absent: not a turn), on block documents.
     b.add_unsigned_field("speaker", stored=False, indexed=False, fast=True)
     return b.build()

@@ -20,12 +20,9 @@ from bridge.index.block_store import BlockStore
 from bridge.index.documents import IndexedBlock
 from bridge.index.queries import Clause, Hit, filtered, run, should, term
 from bridge.index.schema import (
-    BLOCK_CJK,
     BLOCK_FIELD,
-    ENTRY_CJK,
     ENTRY_FIELDS,
     HEADING_FIELD,
-    WINDOW_CJK,
     WINDOW_FIELD,
     block_key,
     speaker_id,
@@ -73,10 +70,10 @@ class Snapshot:
         return int(self.searchers[kind].num_docs)
 
     def _clauses(
-        self, kind: str, terms: QueryTerms, fields: dict[str, float], cjk: str, scope: str | None
+        self, kind: str, terms: QueryTerms, fields: dict[str, float], scope: str | None
     ) -> list[tantivy.Query]:
-        pairs = [(f, t, b) for t in terms.words for f, b in fields.items()]
-        pairs += [(cjk, g, 1.0) for g in terms.bigrams]
+        # CJK pairs are indexed in the word fields (`spaced_bigrams`) and searched like words.
+        pairs = [(f, t, b) for t in (*terms.words, *terms.bigrams) for f, b in fields.items()]
         schema = self.schema
         if scope is None:
             return [term(schema, f, t, b) for f, t, b in pairs]
@@ -121,19 +118,18 @@ class Snapshot:
         self, terms: QueryTerms, limit: int, scope: str | None, speaker: str | None
     ) -> ScoredHits:
         """See `SearchIndex.block_scores`."""
-        return self._passages("blocks", BLOCK_FIELD, BLOCK_CJK, terms, limit, scope, speaker)
+        return self._passages("blocks", BLOCK_FIELD, terms, limit, scope, speaker)
 
     def window_scores(
         self, terms: QueryTerms, limit: int, scope: str | None, speaker: str | None
     ) -> ScoredHits:
         """See `SearchIndex.window_scores`."""
-        return self._passages("windows", WINDOW_FIELD, WINDOW_CJK, terms, limit, scope, speaker)
+        return self._passages("windows", WINDOW_FIELD, terms, limit, scope, speaker)
 
     def _passages(
         self,
         kind: str,
         field: str,
-        cjk: str,
         terms: QueryTerms,
         limit: int,
         scope: str | None,
@@ -142,7 +138,7 @@ class Snapshot:
         """One BM25 search of blocks or windows (only blocks carry flags and speakers' turns)."""
         if terms.empty:
             return _no_hits()
-        query = should(self._clauses(kind, terms, {field: 1.0}, cjk, scope))
+        query = should(self._clauses(kind, terms, {field: 1.0}, scope))
         scoped = filtered(self.schema, query, folder=scope)
         return self._scores(kind, scoped, limit, kind == "blocks", speaker)
 
@@ -150,7 +146,7 @@ class Snapshot:
         """Entry documents (one a note) matching any query term, best first."""
         if terms.empty:
             return []
-        query = should(self._clauses("entries", terms, ENTRY_FIELDS, ENTRY_CJK, scope))
+        query = should(self._clauses("entries", terms, ENTRY_FIELDS, scope))
         return run(self.searchers["entries"], filtered(self.schema, query, folder=scope), limit)
 
     def all_terms_match(self, terms: QueryTerms, scope: str | None) -> bool:
@@ -159,11 +155,9 @@ class Snapshot:
             return False
         schema = self.schema
         musts: list[Clause] = []
-        for word in terms.words:
+        for word in (*terms.words, *terms.bigrams):
             per_field = should([term(schema, f, word) for f in ENTRY_FIELDS])
             musts.append((tantivy.Occur.Must, per_field))
-        for gram in terms.bigrams:
-            musts.append((tantivy.Occur.Must, term(schema, ENTRY_CJK, gram)))
         query = filtered(schema, tantivy.Query.boolean_query(musts), folder=scope)
         return bool(self.searchers["entries"].search(query, 1, count=False).hits)
 

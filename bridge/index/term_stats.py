@@ -13,7 +13,7 @@ import tantivy
 
 from bridge.index.analysis import QueryTerms
 from bridge.index.queries import count, idf, run, should, term
-from bridge.index.schema import ENTRY_CJK, ENTRY_FIELDS
+from bridge.index.schema import ENTRY_FIELDS
 
 _SCOPE_WEIGHTS = 100_000  # cached scoped boosts; a cache, bounded
 _SCOPE_SIZES = 10_000  # cached folder sizes
@@ -70,7 +70,7 @@ class TermStatistics:
     def doc_frequency(self, word: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
         searcher = self._searchers["entries"]
-        return max(searcher.doc_freq(field, word) for field in (*ENTRY_FIELDS, ENTRY_CJK))
+        return max(searcher.doc_freq(field, word) for field in ENTRY_FIELDS)
 
     def term_exists(self, word: str) -> bool:
         """True when any note contains the (analysed) term."""

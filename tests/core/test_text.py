@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from bridge.core.markdown import excerpt_text
 from bridge.core.relations import link_display_text
-from bridge.core.text import cjk_bigrams, jaccard, normalise_query, word_count
+from bridge.core.text import cjk_bigrams, jaccard, normalise_query, spaced_bigrams, word_count
 
 
 def test_normalise_query() -> None:
@@ -14,6 +14,16 @@ def test_cjk_bigrams_cover_every_adjacent_pair() -> None:
     assert cjk_bigrams("a 猫 b") == ["猫"]
     assert cjk_bigrams("plain english") == []
     assert "ภาษ" not in cjk_bigrams("ภาษาไทย") and "ภา" in cjk_bigrams("ภาษาไทย")
+
+
+def test_spaced_bigrams_write_each_run_as_its_pairs_and_leave_the_rest() -> None:
+    text = "Meet in 東京の会議 at 10, or ｶﾌｪ."
+    assert spaced_bigrams(text).split() == [
+        "Meet", "in", "東京", "京の", "の会", "会議", "at", "10,", "or", "カフ", "フェ", ".",
+    ]  # fmt: skip
+    assert [g for g in spaced_bigrams(text).split() if not g.isascii()] == cjk_bigrams(text)
+    english = "Plain English, and Ünïcode café: left exactly as it is."
+    assert spaced_bigrams(english) is english
 
 
 def test_word_count_counts_no_space_scripts_by_pairs() -> None:

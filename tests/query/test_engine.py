@@ -312,6 +312,38 @@ def test_chinese_and_japanese_notes_are_findable(tmp_path: Path) -> None:
     bridge.close()
 
 
+def test_a_chinese_question_in_a_mostly_english_vault_finds_its_note(tmp_path: Path) -> None:
+    """CJK text is matched by character pairs; in a vault of English notes they must score
+    like words. They had a field of their own whose average length, over notes that mostly
+    have none of it, made any Chinese note look hundreds of times too long: a Chinese
+    question was answered "Nothing in memory"."""
+    vault = tmp_path / "vault"
+    write_entries(vault, 80)
+    (vault / "plugins").mkdir()
+    (vault / "plugins/chinese-calendar.md").write_text(
+        "# Chinese Calendar\n\nPlugin ID: chinese-calendar\n\n"
+        "符合中国习惯的日历，可以显示农历、节日、调休、节气等信息，支持月视图和年视图切换，"
+        "支持点击日期创建笔记。\n"
+    )
+    (vault / "plugins/tasks.md").write_text(
+        "# 任务管理\n\n在笔记中跟踪待办事项，支持截止日期、重复任务和查询。\n"
+    )
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        for question, expected in [
+            ("有没有能显示农历和节气的日历插件？", "plugins/chinese-calendar.md"),
+            ("怎么跟踪待办事项和截止日期", "plugins/tasks.md"),
+        ]:
+            result = bridge.engine.query(question)
+            assert not result.ood, question
+            assert result.sources[0].path == expected, question
+        # English questions are unchanged by the Chinese notes beside them.
+        english = bridge.engine.query("eviction policy for the session cache")
+        assert english.sources[0].path.startswith("databases/redis/")
+    finally:
+        bridge.close()
+
+
 def test_results_point_at_their_lines(bridge: Bridge, template_vault: Path) -> None:
     result = bridge.engine.search("RS256 signing key rotation")
     source = result.sources[0]
