@@ -16,6 +16,7 @@ from bridge.api.server import BackgroundServer, discovery_file
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
 from bridge.cli.stop_signals import StopSignals
+from bridge.collector import ScheduledCollections
 from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
@@ -56,6 +57,9 @@ def serve(
 
 # A missed day's decay run waits this long after start (the first questions go first).
 CATCH_UP_DELAY = 60.0
+# Python's full garbage collections run this often, from a thread, never started by an
+# answer's allocations (`bridge.collector`: they had held every answer up for 100-400 ms).
+FULL_COLLECTION_EVERY = 60.0
 
 
 def _read_ahead(bridge: Bridge) -> None:
@@ -91,6 +95,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         catch_up_delay=CATCH_UP_DELAY,
     )
     tasks = TaskRunner()
+    collections = ScheduledCollections(every=FULL_COLLECTION_EVERY)
     server: BackgroundServer | None = None
     try:
         try:
@@ -103,6 +108,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
                 "Index brought up to date: " + ", ".join(f"{v} {k}" for k, v in changed.items())
             )
         scheduler.start()
+        collections.start()
         if bridge.semantic is not None:  # lexical answers meanwhile; vectors catch up
             bridge.semantic.start()
         token = load_or_create_token(settings.state_path)
@@ -131,6 +137,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
             server.stop()  # no new requests; curation in flight finishes below
         tasks.wait()
         scheduler.stop()
+        collections.stop()
         live.stop()
         bridge.close()
     console.print("Stopped.")
