@@ -7,17 +7,21 @@ import { embedding, statusBarText, statusBarTitle, type BridgeState } from "./re
 
 /** How often the status is re-read while the bridge embeds: no event reports that progress. */
 export const EMBEDDING_POLL_MS = 5_000;
+/** How soon the status is read again after a read failed: no event says the bridge is back. */
+export const RETRY_MS = 10_000;
 
 export class StatusBar {
   state: BridgeState = { connected: false, pending: 0, error: null };
   private unsubscribe: (() => void) | null = null;
   private followUp: ReturnType<typeof setTimeout> | null = null;
+  private reads = 0;
 
   constructor(
     private readonly element: HTMLElement,
     private readonly host: BridgeHost,
     onClick: () => void,
     private readonly embeddingPollMs = EMBEDDING_POLL_MS,
+    private readonly retryMs = RETRY_MS,
   ) {
     element.classList.add("vb-status-bar", "mod-clickable");
     element.addEventListener("click", onClick);
@@ -37,26 +41,36 @@ export class StatusBar {
     this.cancelFollowUp();
   }
 
+  // Trigger: the bar said "not connected" for good while the event stream was live (a settings
+  // change starts reads with the old and the new token; one read failed and nothing read again).
+  // Why: reads can finish out of order, and once streaming only review events cause a read.
+  // Outcome: only the latest read is shown, and a failed one is tried again (`followUp`).
   async refresh(): Promise<void> {
+    const read = ++this.reads;
+    let state: BridgeState;
     try {
       const status = await this.host.client().status();
-      this.state = { connected: true, pending: status.pending_reviews, error: null, semantic: status.semantic ?? null };
+      state = { connected: true, pending: status.pending_reviews, error: null, semantic: status.semantic ?? null };
     } catch (error) {
-      this.state = { connected: false, pending: 0, error: errorMessage(error) };
+      state = { connected: false, pending: 0, error: errorMessage(error) };
     }
+    if (read !== this.reads) return; // a later read was started: its answer is the one to show
+    this.state = state;
     this.show();
-    this.followEmbedding();
+    this.scheduleFollowUp();
   }
 
-  // Trigger: the bridge is embedding. Why: progress comes with no event, and the line would
-  // stay at its first count. Outcome: one re-read after a while, until the state leaves
-  // `embedding` or the bar is stopped.
-  private followEmbedding(): void {
-    if (!this.unsubscribe || !embedding(this.state) || this.followUp !== null) return;
+  // Trigger: the bridge is embedding, or the read failed. Why: neither progress nor the bridge
+  // coming back sends an event, and the line would stay as it is. Outcome: one re-read after
+  // a while, until the bridge answers and is not embedding, or the bar is stopped.
+  private scheduleFollowUp(): void {
+    if (!this.unsubscribe || this.followUp !== null) return;
+    const wait = !this.state.connected ? this.retryMs : embedding(this.state) ? this.embeddingPollMs : null;
+    if (wait === null) return;
     this.followUp = setTimeout(() => {
       this.followUp = null;
       void this.refresh();
-    }, this.embeddingPollMs);
+    }, wait);
   }
 
   private cancelFollowUp(): void {

@@ -44,6 +44,53 @@ describe("status bar", () => {
   });
 });
 
+describe("status bar when a read fails", () => {
+  it("shows the latest read, not the one that finished last", async () => {
+    let failFirst: ((error: Error) => void) | null = null;
+    const bridge = new FakeBridge({ "GET /v1/status": () => ({ body: status }) });
+    const answer = bridge.request;
+    bridge.request = (request) => {
+      if (failFirst === null && bridge.requests.length === 0) {
+        bridge.requests.push(request);
+        return new Promise((_, reject) => (failFirst = reject)); // the old token's read, slow
+      }
+      return answer(request);
+    };
+    const element = document.createElement("div");
+    const bar = new StatusBar(element, new FakeHost(bridge), vi.fn());
+    const older = bar.refresh();
+    await bar.refresh(); // the new token's read answers first
+    expect(element.textContent).toBe("Vault Bridge: 2 pending reviews");
+    (failFirst as unknown as (error: Error) => void)(new Error("401: the old token"));
+    await older;
+    expect(element.textContent).toBe("Vault Bridge: 2 pending reviews");
+  });
+
+  it("reads again while not connected, and stops once the bridge answers", async () => {
+    vi.useFakeTimers();
+    try {
+      let up = false;
+      const bridge = new FakeBridge({ "GET /v1/status": () => (up ? { body: status } : { status: 503, body: { error: { code: "down", message: "down" } } }) });
+      const element = document.createElement("div");
+      const bar = new StatusBar(element, new FakeHost(bridge), vi.fn(), 1000, 3000);
+      bar.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(element.textContent).toBe("Vault Bridge: not connected");
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(bridge.calls("GET", "/v1/status")).toHaveLength(2);
+      up = true;
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(element.textContent).toBe("Vault Bridge: 2 pending reviews");
+      const reads = bridge.calls("GET", "/v1/status").length;
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(bridge.calls("GET", "/v1/status")).toHaveLength(reads);
+      bar.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("status bar while the bridge embeds the vault", () => {
   const semantic = (state: SemanticStatus["state"], embedded: number, pending: number): SemanticStatus => ({
     model: state === "off" ? null : "all-MiniLM-L6-v2",
