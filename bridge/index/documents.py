@@ -174,7 +174,7 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         if flags:
             fields["flags"] = flags
         if block.heading:
-            fields[HEADING_FIELD] = block.heading
+            fields[HEADING_FIELD] = spaced_bigrams(block.heading)
         said = speaker_id(block.speaker) if block.speaker else 0
         if said:
             fields["speaker"] = said

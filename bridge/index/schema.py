@@ -26,7 +26,8 @@ from bridge.index.analysis import ANALYZER
 # 11: the block store keeps each note's heading paths once (`block_store`).
 # 12: Chinese, Japanese, Thai... text is indexed as character pairs in the word fields, not in
 # fields of its own (`spaced_bigrams`): those fields' average length, near zero in a mostly
-# English vault, made every CJK note score as if hundreds of times too long.
+# English vault, made every CJK note score as if hundreds of times too long. Heading paths
+# too, so a CJK question picks a found note's lead block by its heading.
 SCHEMA_VERSION = 12
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.

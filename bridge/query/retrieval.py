@@ -398,7 +398,8 @@ class Retriever:
         rec = self.index.records([nid]).get(nid)
         if rec is None:
             return None
-        lead = self.index.lead_block(nid, min(rec.blocks, _LEAD_BLOCKS), terms.words)
+        words = (*terms.words, *terms.bigrams)  # CJK headings are indexed as pairs too
+        lead = self.index.lead_block(nid, min(rec.blocks, _LEAD_BLOCKS), words)
         return None if lead is None else ((nid, lead[0]), lead[1])
 
     def _sources(

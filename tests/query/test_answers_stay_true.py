@@ -140,6 +140,17 @@ def test_a_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> N
         assert block.heading.endswith("Kettle etiquette")
 
 
+def test_a_chinese_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> None:
+    """The same in Chinese: headings are matched by their character pairs, as text is."""
+    handbook = "# 员工手册\n\n## 停车\n\n车位在二楼。\n\n## 茶水间规矩\n\n用完水壶请加满。\n"
+    with notes_bridge(tmp_path, {"handbook.md": handbook}) as bridge:
+        found = bridge.engine.search("茶水间规矩")
+        assert found.sources[0].path == "handbook.md"
+        block = found.sources[0].blocks[0]
+        assert block.text == "用完水壶请加满。"
+        assert block.heading.endswith("茶水间规矩")
+
+
 def test_a_title_match_shows_knowledge_not_a_relation_line(tmp_path: Path) -> None:
     """A note found by its title alone leads with its first block of knowledge."""
     notes = {
