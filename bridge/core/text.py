@@ -231,25 +231,23 @@ def normalise_query(text: str) -> str:
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
 
 
+def _run_pairs(run: str) -> list[str]:
+    """A no-space-script run's overlapping character pairs (a lone character as is)."""
+    return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+
+
 def cjk_bigrams(text: str) -> list[str]:
     """Overlapping character bigrams of every no-space-script run (a lone character as is).
 
     `東京の会議` -> `東京 京の の会 会議`: any two adjacent characters of a note match the same
     bigram in a query, which is how CJK search engines work without a dictionary.
     """
-    grams: list[str] = []
-    for run in _NO_SPACE_RUN.findall(unicodedata.normalize("NFKC", text)):
-        if len(run) == 1:
-            grams.append(run)
-        else:
-            grams.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return grams
+    runs = _NO_SPACE_RUN.findall(unicodedata.normalize("NFKC", text))
+    return [pair for run in runs for pair in _run_pairs(run)]
 
 
-def _pairs_of(run: re.Match[str]) -> str:
-    text = run.group()
-    pairs = [text] if len(text) == 1 else [text[i : i + 2] for i in range(len(text) - 1)]
-    return " " + " ".join(pairs) + " "
+def _spaced_pairs(run: re.Match[str]) -> str:
+    return " " + " ".join(_run_pairs(run.group())) + " "
 
 
 def spaced_bigrams(text: str) -> str:
@@ -263,7 +261,7 @@ def spaced_bigrams(text: str) -> str:
     """
     if text.isascii() or _NO_SPACE_RUN.search(text) is None:
         return text
-    return _NO_SPACE_RUN.sub(_pairs_of, unicodedata.normalize("NFKC", text))
+    return _NO_SPACE_RUN.sub(_spaced_pairs, unicodedata.normalize("NFKC", text))
 
 
 def has_no_space_script(text: str) -> bool:
