@@ -127,28 +127,35 @@ def test_a_note_is_found_by_its_title_alone(tmp_path: Path) -> None:
         assert answered.sources and answered.sources[0].path == "travel/trip.md"
 
 
-def test_a_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> None:
-    handbook = (
-        "# Handbook\n\n## Parking\n\nSpaces are on level two.\n\n"
-        "## Kettle etiquette\n\nRefill it when you empty it.\n"
-    )
+@pytest.mark.parametrize(
+    ("handbook", "question", "text", "heading"),
+    [
+        (
+            "# Handbook\n\n## Parking\n\nSpaces are on level two.\n\n"
+            "## Kettle etiquette\n\nRefill it when you empty it.\n",
+            "kettle etiquette",
+            "Refill it when you empty it.",
+            "Kettle etiquette",
+        ),
+        # Chinese headings are matched by their character pairs, as Chinese text is.
+        (
+            "# 员工手册\n\n## 停车\n\n车位在二楼。\n\n## 茶水间规矩\n\n用完水壶请加满。\n",
+            "茶水间规矩",
+            "用完水壶请加满。",
+            "茶水间规矩",
+        ),
+    ],
+    ids=["english", "chinese"],
+)
+def test_a_heading_match_shows_the_block_under_that_heading(
+    tmp_path: Path, handbook: str, question: str, text: str, heading: str
+) -> None:
     with notes_bridge(tmp_path, {"handbook.md": handbook}) as bridge:
-        found = bridge.engine.search("kettle etiquette")
+        found = bridge.engine.search(question)
         assert found.sources[0].path == "handbook.md"
         block = found.sources[0].blocks[0]
-        assert block.text == "Refill it when you empty it."
-        assert block.heading.endswith("Kettle etiquette")
-
-
-def test_a_chinese_heading_match_shows_the_block_under_that_heading(tmp_path: Path) -> None:
-    """The same in Chinese: headings are matched by their character pairs, as text is."""
-    handbook = "# 员工手册\n\n## 停车\n\n车位在二楼。\n\n## 茶水间规矩\n\n用完水壶请加满。\n"
-    with notes_bridge(tmp_path, {"handbook.md": handbook}) as bridge:
-        found = bridge.engine.search("茶水间规矩")
-        assert found.sources[0].path == "handbook.md"
-        block = found.sources[0].blocks[0]
-        assert block.text == "用完水壶请加满。"
-        assert block.heading.endswith("茶水间规矩")
+        assert block.text == text
+        assert block.heading.endswith(heading)
 
 
 def test_a_title_match_shows_knowledge_not_a_relation_line(tmp_path: Path) -> None:
