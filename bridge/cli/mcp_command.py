@@ -6,6 +6,7 @@ import contextlib
 import logging
 
 from bridge.cli.app import StateDirOpt, VaultOpt, app, fail, settings_for
+from bridge.collector import ScheduledCollections
 from bridge.index.search_index import IndexBusyError
 from bridge.mcp.backend import LocalBackend, MemoryBackend, connect
 from bridge.runtime import open_bridge
@@ -33,7 +34,11 @@ def mcp(vault: VaultOpt = None, state_dir: StateDirOpt = None) -> None:
         backend = connect(settings, _local)
     except VaultError as exc:
         raise fail(str(exc)) from exc
+    # Answering in this process (no `serve` to forward to), it is long-running like `serve`:
+    # its full collections run on the same schedule, never inside an answer.
+    local = isinstance(backend, LocalBackend)
     try:
-        build_server(backend).run("stdio")
+        with ScheduledCollections() if local else contextlib.nullcontext():
+            build_server(backend).run("stdio")
     finally:
         backend.close()
