@@ -74,3 +74,37 @@ def sure_language(ranks: Mapping[str, float], among: frozenset[str] | None) -> s
 def letter_count(text: str) -> int:
     """How many letters `text` holds (what detection can go on)."""
     return sum(1 for ch in text if ch.isalpha())
+
+
+def edition_folders(counts: Mapping[str, Mapping[str, int]]) -> frozenset[str]:
+    """The language codes whose top-level folders are editions of the vault in that language.
+
+    `counts`: for each top-level folder named by a language code (by its code), how many of
+    its notes are in each language, as their text reads (unknown left out).
+
+    Trigger: a documentation vault in 30 languages keeps each edition in a folder (`en/`,
+    `zh/`, `es/`...), and an edition not yet translated holds English copies of its pages:
+    `zh/Bases/Create a base.md` is word for word `en/Bases/Create a base.md`. Read by their
+    text, both are English, so an English question got the Chinese edition's copy first as
+    often as the English page. Why by folder: the vault's own layout says which edition a
+    page belongs to, and a reader of the English edition wants its page. Outcome: a folder
+    is an edition when most of its notes of known language are in the language it is named
+    for; and once two folders are editions, the vault is laid out by language, so every
+    folder named by a code is one (an edition still mostly untranslated included). A lone
+    `it/` folder of IT notes in English is no edition: its notes read as English.
+    """
+    editions = {
+        code for code, langs in counts.items() if 2 * langs.get(code, 0) > sum(langs.values())
+    }
+    if len(editions) >= 2:
+        return frozenset(counts)
+    return frozenset(editions)
+
+
+def edition_language(
+    text_language: str | None, folder_code: str | None, editions: frozenset[str]
+) -> str | None:
+    """The language a reader finds a note in: its edition's, else its text's."""
+    if folder_code is not None and folder_code in editions:
+        return folder_code
+    return text_language

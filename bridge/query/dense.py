@@ -1,8 +1,8 @@
 """The seam between the query engine and the dense channel (`bridge.semantic`).
 
 The engine asks one thing of it per question: the passages most similar to the question,
-and the question's language; and per note, the note's language. Nothing here knows how
-vectors are made or kept.
+and the question's language; and per note, the language a reader finds it in. Nothing here
+knows how vectors are made or kept.
 """
 
 from __future__ import annotations
@@ -30,4 +30,4 @@ class DenseSearch(Protocol):
 
     def find(self, text: str, scope: str | None, depth: int) -> DenseFound: ...
 
-    def language_of(self, nid: int) -> str | None: ...
+    def edition_language(self, nid: int) -> str | None: ...

@@ -310,7 +310,7 @@ class Retriever:
         """Notes to demote for being in another language than the question (`language_factors`)."""
         if self.dense is None or dense.language is None:
             return {}
-        languages = {nid: self.dense.language_of(nid) for nid in note_score}
+        languages = {nid: self.dense.edition_language(nid) for nid in note_score}
         return language_factors(languages, dense.language, self.params.dense.other_language)
 
     def _title_factors(

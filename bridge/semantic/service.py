@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from bridge.core.fusion import PassageHit
-from bridge.core.language import sure_language
+from bridge.core.language import edition_folders, edition_language, folder_language, sure_language
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound
@@ -68,6 +68,11 @@ class SemanticIndex:
         self._nid: dict[str, int] = {}  # path -> note id its vectors are under
         self._lang: dict[int, str | None] = {}
         self._languages: Counter[str] = Counter()
+        # Notes under a top-level folder named by a language code: the code, and per code
+        # the languages its notes' texts are in (which folders are editions: `edition_folders`).
+        self._folder: dict[int, str] = {}
+        self._folder_languages: dict[str, Counter[str]] = {}
+        self._editions: frozenset[str] | None = frozenset()  # None: to be worked out again
         self._stored: dict[str, StoredNote] = {}
         self._loaded = False
         self._working = False
@@ -240,12 +245,16 @@ class SemanticIndex:
         self.matrix.put(plan.nid, spans, vectors)
         with self._cond:
             self._nid[plan.path] = plan.nid
-            previous = self._lang.get(plan.nid)
-            if previous is not None:
-                self._languages[previous] -= 1
+            self._forget_language(plan.nid)
             self._lang[plan.nid] = plan.lang
+            code = folder_language(plan.path)
+            if code is not None:
+                self._folder[plan.nid] = code
             if plan.lang is not None:
                 self._languages[plan.lang] += 1
+                if code is not None:
+                    self._folder_languages.setdefault(code, Counter())[plan.lang] += 1
+            self._editions = None
 
     def _drop(self, path: str) -> None:
         nid = self._nid.pop(path, None)
@@ -253,9 +262,18 @@ class SemanticIndex:
             return
         self.matrix.drop(nid)
         with self._cond:
-            lang = self._lang.pop(nid, None)
-            if lang is not None:
-                self._languages[lang] -= 1
+            self._forget_language(nid)
+            self._lang.pop(nid, None)
+            self._editions = None
+
+    def _forget_language(self, nid: int) -> None:
+        """Take note `nid`'s language out of the counts (under `_cond`)."""
+        lang = self._lang.get(nid)
+        code = self._folder.pop(nid, None)
+        if lang is not None:
+            self._languages[lang] -= 1
+            if code is not None:
+                self._folder_languages[code][lang] -= 1
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until nothing is queued or being embedded (tests, benches)."""
@@ -291,6 +309,19 @@ class SemanticIndex:
     def language_of(self, nid: int) -> str | None:
         """The note's language as the channel knows it (None: unknown or not yet seen)."""
         return self._lang.get(nid)
+
+    def edition_language(self, nid: int) -> str | None:
+        """The language a reader finds the note in: its edition folder's in a vault laid out
+        by language (`edition_folders`), else its text's. What ranking prefers or demotes."""
+        with self._cond:
+            code = self._folder.get(nid)
+            lang = self._lang.get(nid)
+            if code is None or code == lang:
+                return lang
+            if self._editions is None:
+                counts = {c: +langs for c, langs in self._folder_languages.items()}
+                self._editions = edition_folders(counts)
+            return edition_language(lang, code, self._editions)
 
     def vault_languages(self) -> frozenset[str]:
         """The languages the vault's notes are known to be in."""

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from bridge.core.language import folder_language, language_code, note_language, sure_language
+from bridge.core.language import (
+    edition_folders,
+    edition_language,
+    folder_language,
+    language_code,
+    note_language,
+    sure_language,
+)
 
 
 def test_codes_are_read_in_their_usual_spellings() -> None:
@@ -33,3 +40,20 @@ def test_a_questions_language_is_chosen_among_the_vaults_when_unsure_overall() -
     assert sure_language(ranks, None) is None
     assert sure_language(ranks, frozenset({"en", "de"})) == "en"
     assert sure_language({}, None) is None
+
+
+def test_folders_are_editions_when_mostly_in_their_language_or_the_vault_is_laid_out_so() -> None:
+    # An English vault with an `it/` folder of IT notes: no edition, its notes read as English.
+    assert edition_folders({"it": {"en": 40, "it": 1}}) == frozenset()
+    assert edition_language("en", "it", edition_folders({"it": {"en": 40}})) == "en"
+    # A lone German folder in an English vault is the German edition.
+    assert edition_folders({"de": {"de": 3, "en": 1}}) == frozenset({"de"})
+    # Laid out by language (two editions): a mostly untranslated edition is one too.
+    laid_out = edition_folders(
+        {"en": {"en": 90}, "zh": {"zh": 50, "en": 10}, "ko": {"en": 7, "ko": 2}}
+    )
+    assert laid_out == frozenset({"en", "zh", "ko"})
+    # An English copy in the Chinese edition is found in the Chinese edition.
+    assert edition_language("en", "zh", laid_out) == "zh"
+    assert edition_language("en", None, laid_out) == "en"
+    assert edition_language(None, "ko", laid_out) == "ko"

@@ -78,3 +78,46 @@ def test_a_chinese_question_gets_the_chinese_note_first(multilingual: Bridge) ->
         assert found.sources[0].path == "zh/同步笔记.md"
     finally:
         multilingual.close()
+
+
+BACKUP = (
+    "# Back up your vault\n\nCopy the vault folder to an external drive or a cloud folder once "
+    "a week. A backup is a copy you restore from when a disk fails; keep two, one of them "
+    "away from home, and check now and then that a restore works. Sync is no backup: it "
+    "copies a deletion to every device as faithfully as an edit.\n"
+)
+EDITIONS = {
+    "en/Back up your vault.md": BACKUP,
+    "en/Sync your notes.md": NOTES["en/Sync your notes.md"],
+    "zh/同步笔记.md": NOTES["zh/同步笔记.md"],
+    "zh/帮助.md": "# 帮助\n\n如果你遇到问题，可以在论坛提问，或者给支持团队发邮件，我们会尽快回复你。\n",
+    # Not translated yet: an older, shorter English copy sits in the Chinese edition.
+    "zh/Back up your vault.md": (
+        "# Back up your vault\n\nCopy the vault folder to an external drive once a week.\n"
+    ),
+    "de/Notizen synchronisieren.md": NOTES["de/Notizen synchronisieren.md"],
+}
+
+
+def test_an_english_question_gets_the_english_edition_before_an_untranslated_copy(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    for path, text in EDITIONS.items():
+        target = vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / "state"))
+    try:
+        bridge.sync()
+        bridge.prepare_semantic(embed=True)
+        for question in (
+            "how often should I copy my vault to an external drive?",
+            "back up vault external drive",
+        ):
+            found = bridge.engine.search(question, limit=5)
+            assert found.sources[0].path == "en/Back up your vault.md", question
+        # Its text is English all the same: the English model embeds it.
+        assert bridge.semantic_status()["languages"] == {"en": 3, "zh": 2, "de": 1}
+    finally:
+        bridge.close()
