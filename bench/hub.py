@@ -33,6 +33,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bridge.core.language import folder_language
 from bridge.query.models import QueryResult
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
@@ -51,6 +52,7 @@ class Asked:
     tier: int
     first: str | None
     latency_ms: float
+    lang: str | None = None  # the question's language, when the questions file gives it
 
 
 def _settings(vault: Path, state: Path, overrides: list[str]) -> Settings:
@@ -78,7 +80,16 @@ def ask_all(bridge: Bridge, data: dict[str, Any]) -> list[Asked]:
         first = result.sources[0].path if result.sources and not result.ood else None
         rank = None if result.ood else _rank(result, set(q["answers"]))
         out.append(
-            Asked(q["id"], q["words"], rank, result.ood, result.tier, first, result.latency_ms)
+            Asked(
+                q["id"],
+                q["words"],
+                rank,
+                result.ood,
+                result.tier,
+                first,
+                result.latency_ms,
+                q.get("lang"),
+            )
         )
     for q in data["off_topic"]:
         result = bridge.engine.query(q["question"], limit=10)
@@ -101,6 +112,14 @@ def summarise(asked: list[Asked]) -> dict[str, Any]:
             "mrr": round(sum(1 / a.rank for a in group if a.rank) / n, 3),
         }
 
+    # In a vault laid out by language folders (`en/`, `zh/`...): a first source from another
+    # language's folder than the question's (questions that give their `lang` only).
+    with_lang = [a for a in real if a.lang is not None]
+    other = [
+        a
+        for a in with_lang
+        if a.first is not None and folder_language(a.first) not in (None, a.lang)
+    ]
     return {
         "all": rates(real),
         "own": rates([a for a in real if a.words == "own"]),
@@ -111,6 +130,11 @@ def summarise(asked: list[Asked]) -> dict[str, Any]:
         "tiers": dict(sorted(Counter(str(a.tier) for a in asked).items())),
         "latency_ms_median": round(statistics.median(a.latency_ms for a in asked), 2),
         "misses": [a.qid for a in real if a.rank != 1],
+        "other_language_first": (
+            {"questions": len(with_lang), "count": len(other), "ids": [a.qid for a in other]}
+            if with_lang
+            else None
+        ),
     }
 
 
@@ -205,6 +229,10 @@ def main(argv: list[str] | None = None) -> int:
         f"questions flagged {report['real_flagged']}; tiers {report['tiers']}; median "
         f"{report['latency_ms_median']} ms; misses {' '.join(report['misses'])}"
     )
+    if report["other_language_first"] is not None:
+        console.print(
+            f"first source in another language's folder: {report['other_language_first']}"
+        )
     return 0
 
 

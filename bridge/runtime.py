@@ -194,7 +194,7 @@ class Bridge:
         )
 
 
-def engine_params(settings: Settings, off_topic_below: float | None = None) -> EngineParams:
+def engine_params(settings: Settings) -> EngineParams:
     """Ranking weights, tier thresholds and search sizes from the settings."""
     prefix = "rank_"
     fields = {f.name for f in dataclasses.fields(RankingParams)}
@@ -217,7 +217,7 @@ def engine_params(settings: Settings, off_topic_below: float | None = None) -> E
         ood_rel=settings.ood_min_relevance,
         ood_unknown_rel=settings.ood_unknown_relevance,
         ood_unknown_share=settings.ood_unknown_share,
-        ood_dense=settings.ood_dense_min if settings.ood_dense_min is not None else off_topic_below,
+        ood_dense=settings.ood_dense_min,
         ood_coverage=settings.ood_dense_coverage,
     )
     dense = DenseParams(
@@ -274,8 +274,7 @@ def open_bridge(settings: Settings) -> Bridge:
     index = SearchIndex(state / "index")
     lifecycle = open_lifecycle(settings)
     semantic = open_semantic(settings, index, store)
-    calibrated = semantic.identity.off_topic_below if semantic is not None else None
-    params = engine_params(settings, calibrated)
+    params = engine_params(settings)
     engine = QueryEngine(index, StateLifecycle(lifecycle), params, dense=semantic)
     client = llm_client(settings)
     if client is not None:

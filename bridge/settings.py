@@ -244,7 +244,8 @@ class Settings(BaseSettings):
         ge=-1,
         le=1,
         description="Best passage cosine below which a question is out of domain; default: "
-        "the model's measured value (0.42 for the bundled one; none for others).",
+        "measured on the vault with off-topic probes, at most the model's own line (0.42 for "
+        "the bundled one).",
     )
     query_entry_limit: int = Field(default=100, ge=1, le=100_000)
     query_block_limit: int = Field(default=400, ge=1, le=100_000)

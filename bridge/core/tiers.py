@@ -33,7 +33,8 @@ class TierParams:
     ood_unknown_rel: float = 0.85
     ood_unknown_share: float = 0.5
     # Below this cosine of the best passage, the dense channel says the memory holds nothing
-    # on the question (the model's own calibration; None: the lexical rule alone).
+    # on the question: a fixed line (a setting); None: the vault's own, measured by the
+    # dense channel (`Evidence.dense_line`).
     ood_dense: float | None = None
     ood_coverage: float = 0.5
 
@@ -51,6 +52,7 @@ class Evidence:
     long_terms: int
     has_terms: bool = True
     dense_top: float | None = None  # the best passage's cosine; None: no dense channel
+    dense_line: float | None = None  # the off-topic line that cosine is held to; None: none
     term_coverage: float = 1.0  # most of the query's IDF weight one top note holds
     names_speaker: bool = False  # the question names a speaker of the vault's transcripts
 
@@ -64,7 +66,7 @@ def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
     another domain; on LoCoMo the one-word rule sent 10 of 883 answerable questions to OOD.
     Outcome: OOD needs at least half of the long words to be unknown.
     """
-    if ev.dense_top is not None and p.ood_dense is not None:
+    if ev.dense_top is not None and ev.dense_line is not None:
         # Trigger: in a 6,500-note vault every question, "what is the capital of Australia"
         # too, had a BM25 match at relevance 0.95, so the lexical rule flagged none of 12
         # off-topic questions. Why: the best passage's similarity separates most of them
@@ -74,7 +76,7 @@ def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
         # Outcome: below `ood_dense`, out of domain unless one note holds every query word
         # or `ood_coverage` of their IDF weight, or the question names a transcript speaker.
         return (
-            ev.dense_top < p.ood_dense
+            ev.dense_top < ev.dense_line
             and not ev.all_terms_found
             and ev.term_coverage < p.ood_coverage
             and not ev.names_speaker

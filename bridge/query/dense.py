@@ -20,6 +20,9 @@ class DenseFound:
     hits: tuple[PassageHit, ...]
     language: str | None  # the question's language, when the channel is sure of it
     top: float  # the best passage's cosine (0.0 without hits)
+    # The cosine under which the best passage says "off-topic" in this vault (None: unknown;
+    # the lexical rule decides).
+    line: float | None = None
 
 
 NO_DENSE = DenseFound((), None, 0.0)

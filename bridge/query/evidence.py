@@ -60,10 +60,10 @@ class EvidenceReader:
         # A scoped query judges "out of domain" within its folder, like its ranking does.
         entries = self.index.note_count(scope)
         dense_top = dense.top if dense is not None and dense.hits else None
-        all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top)
+        line = self._line(dense)
+        all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top, line)
         coverage, speaker = 1.0, False
-        tp = self.params.tiers
-        low = dense_top is not None and tp.ood_dense is not None and dense_top < tp.ood_dense
+        low = dense_top is not None and line is not None and dense_top < line
         if low and not all_found:  # the other ways out of "nothing in memory", on need
             coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:20]])
             speaker = self.names_any_speaker(terms)
@@ -77,6 +77,7 @@ class EvidenceReader:
             long_terms=len(terms.long_words),
             has_terms=not terms.empty,
             dense_top=dense_top,
+            dense_line=line if dense_top is not None else None,
             term_coverage=coverage,
             names_speaker=speaker,
         )
@@ -88,7 +89,7 @@ class EvidenceReader:
         hits; only what the OOD rule counts (unknown words, all words found) can differ.
         """
         all_found, unknown = self._ood_inputs(
-            terms, base.top_rel, base.entries_in_vault, scope, base.dense_top
+            terms, base.top_rel, base.entries_in_vault, scope, base.dense_top, base.dense_line
         )
         return replace(
             base,
@@ -98,6 +99,11 @@ class EvidenceReader:
             has_terms=not terms.empty,
         )
 
+    def _line(self, dense: DenseFound | None) -> float | None:
+        """The off-topic line: the setting's when fixed, else the vault's measured one."""
+        fixed = self.params.tiers.ood_dense
+        return fixed if fixed is not None else None if dense is None else dense.line
+
     def _ood_inputs(
         self,
         terms: QueryTerms,
@@ -105,15 +111,16 @@ class EvidenceReader:
         entries: int,
         scope: str | None,
         dense_top: float | None = None,
+        line: float | None = None,
     ) -> tuple[bool, int]:
         """(some note has every term, long words unknown to the vault), where they matter."""
         tp = self.params.tiers
         if terms.empty:
             return True, 0
-        if dense_top is not None and tp.ood_dense is not None:
+        if dense_top is not None and line is not None:
             # The dense channel decides (`is_out_of_domain`); every term in one note can
             # still overrule a low similarity (an error code, a name the model cannot read).
-            if dense_top >= tp.ood_dense:
+            if dense_top >= line:
                 return True, 0
             return self.index.all_terms_match(terms, scope), 0
         # The extra lookups only matter in the band where they can change the decision.

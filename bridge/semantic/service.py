@@ -9,6 +9,7 @@ this catches up beside it, one core at most, changed notes first.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import Counter
@@ -21,6 +22,7 @@ from bridge.core.language import edition_folders, edition_language, folder_langu
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound
+from bridge.semantic.calibration import PROBES, is_stale, off_topic_line
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.matrix import DenseHit, PassageMatrix
@@ -80,6 +82,8 @@ class SemanticIndex:
         self._thread: threading.Thread | None = None
         self.embedded_now = 0  # passages embedded by this process (not loaded)
         self._scopes: dict[str, tuple[int, frozenset[int]]] = {}
+        self._line: tuple[int, float | None] | None = None  # (passages at, off-topic line)
+        self._line_lock = threading.Lock()
         index.add_commit_listener(self._changed)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -98,6 +102,7 @@ class SemanticIndex:
             self.store.set_meta("plan", plan)
         gone = set(self._stored) - {r.path for r in records}
         self.store.forget(gone)
+        self._line = self._stored_line()  # checked against the passages when next asked
         with self._cond:
             self._loaded = True
             for rec in records:
@@ -137,6 +142,10 @@ class SemanticIndex:
             self._warm()
             while True:
                 with self._cond:
+                    idle = not self._queue
+                if idle:  # caught up: the off-topic line for what is embedded now
+                    self.off_topic_line()
+                with self._cond:
                     while not self._queue and not self._stopping:
                         self._cond.wait()
                     if self._stopping:
@@ -170,6 +179,8 @@ class SemanticIndex:
             self.step(embed)
             if progress is not None:
                 progress(total - len(self._queue), total)
+        if embed:  # `reindex`: the off-topic line for what it embedded, kept with the vectors
+            self.off_topic_line()
 
     # -- the work --------------------------------------------------------------------------
 
@@ -304,6 +315,7 @@ class SemanticIndex:
             "embedded": done,
             "pending": pending,
             "languages": dict(sorted(languages.items(), key=lambda item: -item[1])),
+            "off_topic_line": None if (line := self._kept_line()) is None else round(line, 3),
         }
 
     def language_of(self, nid: int) -> str | None:
@@ -405,7 +417,44 @@ class SemanticIndex:
             return DenseFound((), lang, 0.0)
         hits = self.search(vector, depth, None if scope is None else self._scoped(scope))
         found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
-        return DenseFound(found, lang, found[0].score if found else 0.0)
+        # With `serve`'s thread, the line it keeps current; without, worked out on need.
+        line = self._kept_line() if self._thread is not None else self.off_topic_line()
+        return DenseFound(found, lang, found[0].score if found else 0.0, line)
+
+    def off_topic_line(self) -> float | None:
+        """The cosine under which a question is off-topic in this vault (`calibration`):
+        kept in memory and with the vectors, and worked out again only when the number of
+        passages has moved by a tenth since."""
+        with self._line_lock:
+            passages = len(self.matrix)
+            if self._line is not None and not is_stale(self._line[0], passages):
+                return self._line[1]
+            stored = self._stored_line()
+            if stored is not None and not is_stale(stored[0], passages):
+                self._line = stored
+                return stored[1]
+            line = self._measure_line() if passages else self.identity.off_topic_below
+            self._line = (passages, line)
+            if passages:
+                self.store.set_meta("off_topic_line", json.dumps([passages, line]))
+            return line
+
+    def _kept_line(self) -> float | None:
+        """The line as last worked out (the model's own before the first time)."""
+        kept = self._line
+        return self.identity.off_topic_below if kept is None else kept[1]
+
+    def _stored_line(self) -> tuple[int, float | None] | None:
+        raw = self.store.meta("off_topic_line")
+        if raw is None:
+            return None
+        passages, line = json.loads(raw)
+        return int(passages), None if line is None else float(line)
+
+    def _measure_line(self) -> float | None:
+        vectors = self.embedder.embed(list(PROBES), "query")
+        tops = [hits[0].score for v in vectors if (hits := self.matrix.search(v, 1))]
+        return off_topic_line(tops, self.identity.off_topic_below)
 
     def _scoped(self, scope: str) -> frozenset[int]:
         """The note ids under folder `scope`, kept while the set of paths is unchanged."""

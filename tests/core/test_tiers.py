@@ -55,26 +55,33 @@ def test_no_terms_is_its_own_route() -> None:
     assert route(ev(has_terms=False, top_rel=0), P) is Route.NOTHING
 
 
-DENSE = TierParams(ood_dense=0.42)
-
-
 def test_the_dense_channel_flags_an_off_topic_question_whatever_the_vaults_size() -> None:
     # "What is the capital of Australia?" in a big vault: a strong BM25 match on "capital".
-    off = ev(top_rel=0.95, dense_top=0.29, all_terms_found=False, term_coverage=0.4)
-    assert route(off, DENSE) is Route.OOD
-    assert route(dataclasses.replace(off, entries_in_vault=3), DENSE) is Route.OOD
-    assert route(off, P) is Route.DIRECT  # without a calibrated model: the lexical rule
+    off = ev(top_rel=0.95, dense_top=0.29, dense_line=0.42, all_terms_found=False)
+    off = dataclasses.replace(off, term_coverage=0.4)
+    assert route(off, P) is Route.OOD
+    assert route(dataclasses.replace(off, entries_in_vault=3), P) is Route.OOD
+    # Without a line (no model measured, nothing embedded): the lexical rule.
+    assert route(dataclasses.replace(off, dense_line=None), P) is Route.DIRECT
+
+
+def test_the_line_is_the_vaults_own() -> None:
+    # The same best passage is off-topic in a broad vault and on-topic in a narrow one.
+    asked = ev(top_rel=0.95, dense_top=0.33, all_terms_found=False, term_coverage=0.2)
+    assert route(dataclasses.replace(asked, dense_line=0.42), P) is Route.OOD
+    assert route(dataclasses.replace(asked, dense_line=0.23), P) is not Route.OOD
 
 
 def test_a_paraphrase_the_lexical_rule_would_flag_is_kept_by_the_dense_channel() -> None:
     unknown_words = ev(top_rel=0.7, all_terms_found=False, unknown_long_terms=2, long_terms=3)
     assert route(unknown_words, P) is Route.OOD
-    assert route(dataclasses.replace(unknown_words, dense_top=0.6), DENSE) is not Route.OOD
+    kept = dataclasses.replace(unknown_words, dense_top=0.6, dense_line=0.42)
+    assert route(kept, P) is not Route.OOD
 
 
 def test_low_similarity_is_overruled_by_the_words_or_a_named_speaker() -> None:
-    low = ev(dense_top=0.3, all_terms_found=False, term_coverage=0.2)
-    assert route(low, DENSE) is Route.OOD
-    assert route(dataclasses.replace(low, all_terms_found=True), DENSE) is not Route.OOD
-    assert route(dataclasses.replace(low, term_coverage=0.7), DENSE) is not Route.OOD
-    assert route(dataclasses.replace(low, names_speaker=True), DENSE) is not Route.OOD
+    low = ev(dense_top=0.3, dense_line=0.42, all_terms_found=False, term_coverage=0.2)
+    assert route(low, P) is Route.OOD
+    assert route(dataclasses.replace(low, all_terms_found=True), P) is not Route.OOD
+    assert route(dataclasses.replace(low, term_coverage=0.7), P) is not Route.OOD
+    assert route(dataclasses.replace(low, names_speaker=True), P) is not Route.OOD
