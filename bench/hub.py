@@ -16,6 +16,10 @@ setting (`--set embed_model=off` measures lexical-only); the table says what was
 `--state` keeps the index (and vectors) between runs; the first run builds them. The
 lifecycle state (uses, importance) starts afresh each run, so one run's answers cannot
 reorder the next run's.
+
+`--questions bench/data/help_questions.json` asks a vault in six languages instead (a sample of
+the Obsidian help vault, listed in `bench/data/help_vault.txt`); its questions give their
+language, and the report counts those whose first source sits in another language's folder.
 """
 
 from __future__ import annotations
