@@ -139,6 +139,10 @@ def summarise(asked: list[Asked]) -> dict[str, Any]:
             if with_lang
             else None
         ),
+        "by_language": {
+            lang: rates([a for a in with_lang if a.lang == lang])
+            for lang in sorted({a.lang for a in with_lang if a.lang is not None})
+        },
     }
 
 
