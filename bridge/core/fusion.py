@@ -15,7 +15,7 @@ too (docs/benchmarks.md, "Semantic channel").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -139,3 +139,20 @@ def language_factors(
     if not any(lang == question for lang in languages.values()):
         return {}
     return {nid: factor for nid, lang in languages.items() if lang is not None and lang != question}
+
+
+def copy_factors(
+    copies: Collection[int], candidates: Collection[int], factor: float
+) -> dict[int, float]:
+    """Untranslated copies after the pages they copy, when the question's language is unknown.
+
+    A copy is a note whose edition (its language folder) is not the language its text is in:
+    `fr/Obsidian Sync/Version history.md` in English. Trigger: a short question ("backup
+    vault", "Canvas") is in no language a detector can be sure of, so no note is demoted for
+    its language, and a copy tied with, or beat, the English page it copies (a shorter, older
+    version scores higher). Why: the page it copies is the original, wherever the asker reads.
+    Outcome: copies x`factor`, when some candidate is not one.
+    """
+    if factor >= 1.0 or not copies or all(nid in copies for nid in candidates):
+        return {}
+    return {nid: factor for nid in copies}

@@ -17,6 +17,7 @@ from itertools import chain, islice
 from bridge.core.fusion import (
     ChannelWeights,
     channel_weights,
+    copy_factors,
     dense_parts,
     fused_note_scores,
     language_factors,
@@ -307,11 +308,16 @@ class Retriever:
     def _language_factors(
         self, dense: DenseFound, note_score: dict[int, float]
     ) -> dict[int, float]:
-        """Notes to demote for being in another language than the question (`language_factors`)."""
-        if self.dense is None or dense.language is None:
+        """Notes to demote for being in another language than the question (`language_factors`),
+        or, when its language is unknown, for being untranslated copies (`copy_factors`)."""
+        if self.dense is None:
             return {}
+        factor = self.params.dense.other_language
+        if dense.language is None:
+            copies = [nid for nid in note_score if self.dense.is_copy(nid)]
+            return copy_factors(copies, note_score, factor)
         languages = {nid: self.dense.edition_language(nid) for nid in note_score}
-        return language_factors(languages, dense.language, self.params.dense.other_language)
+        return language_factors(languages, dense.language, factor)
 
     def _title_factors(
         self, terms: QueryTerms, entries: dict[int, float], records: dict[int, NoteRecord]

@@ -335,6 +335,13 @@ class SemanticIndex:
                 self._editions = edition_folders(counts)
             return edition_language(lang, code, self._editions)
 
+    def is_copy(self, nid: int) -> bool:
+        """True for a note in one language's edition whose text is in another (an untranslated
+        copy of another edition's page)."""
+        text = self._lang.get(nid)
+        edition = self.edition_language(nid)
+        return text is not None and edition is not None and edition != text
+
     def vault_languages(self) -> frozenset[str]:
         """The languages the vault's notes are known to be in."""
         with self._cond:

@@ -10,6 +10,7 @@ from bridge.core.fusion import (
     channel_weights,
     dense_parts,
     fused_note_scores,
+    copy_factors,
     language_factors,
     passage_relevance,
 )
@@ -59,6 +60,13 @@ def test_notes_in_another_language_are_demoted_only_when_some_are_in_the_questio
     assert language_factors({2: "zh", 3: None}, "en", 0.5) == {}  # no English note found
     assert language_factors(langs, None, 0.5) == {}
     assert language_factors(langs, "en", 1.0) == {}
+
+
+def test_untranslated_copies_come_after_the_pages_they_copy_only_when_there_are_some() -> None:
+    assert copy_factors([2], [1, 2, 3], 0.5) == {2: 0.5}
+    assert copy_factors([2, 3], [2, 3], 0.5) == {}  # nothing but copies: nothing to prefer
+    assert copy_factors([], [1, 2], 0.5) == {}
+    assert copy_factors([2], [1, 2], 1.0) == {}
 
 
 def test_the_dense_share_follows_how_exactly_the_words_matched() -> None:
