@@ -63,6 +63,11 @@ class SemanticStatus(BaseModel):
     languages: dict[str, int] = Field(
         default_factory=dict, description="Notes per detected language"
     )
+    off_topic_line: float | None = Field(
+        None,
+        description="Best-passage cosine under which a question is out of domain in this "
+        "vault (measured with probe questions; null when the channel is off)",
+    )
 
 
 class RelatedNote(BaseModel):

@@ -8,9 +8,9 @@ from bridge.core.fusion import (
     DenseParams,
     PassageHit,
     channel_weights,
+    copy_factors,
     dense_parts,
     fused_note_scores,
-    copy_factors,
     language_factors,
     passage_relevance,
 )

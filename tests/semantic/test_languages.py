@@ -90,7 +90,9 @@ EDITIONS = {
     "en/Back up your vault.md": BACKUP,
     "en/Sync your notes.md": NOTES["en/Sync your notes.md"],
     "zh/同步笔记.md": NOTES["zh/同步笔记.md"],
-    "zh/帮助.md": "# 帮助\n\n如果你遇到问题，可以在论坛提问，或者给支持团队发邮件，我们会尽快回复你。\n",
+    "zh/帮助.md": (
+        "# 帮助\n\n如果你遇到问题，可以在论坛提问，或者给支持团队发邮件，我们会尽快回复你。\n"
+    ),
     # Not translated yet: an older, shorter English copy sits in the Chinese edition.
     "zh/Back up your vault.md": (
         "# Back up your vault\n\nMake a backup: copy the vault folder to an external drive once "

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from bridge.semantic.bundled import OFF_TOPIC_BELOW
 from tests.conftest import CEILING
 from tests.test_one_bridge import stop
 from tests.watch.conftest import wait_until
@@ -47,6 +48,10 @@ def test_serve_embeds_in_the_background_and_keeps_up_with_a_new_note(
         wait_until(lambda: _get(url, token, "/v1/status")["semantic"]["state"] == "ready")
         before = _get(url, token, "/v1/status")["semantic"]
         assert before["pending"] == 0 and before["embedded"] > 0
+        # Caught up, serve measures where "nothing in memory" starts in this small vault.
+        wait_until(
+            lambda: _get(url, token, "/v1/status")["semantic"]["off_topic_line"] < OFF_TOPIC_BELOW
+        )
 
         (template_vault / NEW).write_text(NOTE, encoding="utf-8")
 
