@@ -20,7 +20,10 @@ not the benches' off-topic questions (bench/data), which stay a held-out check.
 from __future__ import annotations
 
 import statistics
+import threading
 from collections.abc import Sequence
+
+from bridge.semantic.model import Embedder, Vectors
 
 PROBES: tuple[str, ...] = (
     "what is the tallest mountain in Africa?",
@@ -75,3 +78,20 @@ def off_topic_line(tops: Sequence[float], ceiling: float | None) -> float | None
 def is_stale(measured_at: int, passages: int) -> bool:
     """True once the passages have moved by `STALE` of their number at the measurement."""
     return abs(passages - measured_at) > STALE * max(measured_at, 1)
+
+
+_probes: dict[str, Vectors] = {}  # model identity key -> the probes' vectors
+_probes_lock = threading.Lock()
+
+
+def probe_vectors(embedder: Embedder) -> Vectors:
+    """The probes' vectors for `embedder`'s model, embedded once a process: they depend on
+    the model only, and the line is worked out again as the vault grows."""
+    key = embedder.identity.key
+    with _probes_lock:
+        found = _probes.get(key)
+    if found is None:
+        found = embedder.embed(list(PROBES), "query")
+        with _probes_lock:
+            _probes[key] = found
+    return found

@@ -22,7 +22,7 @@ from bridge.core.language import edition_folders, edition_language, folder_langu
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound
-from bridge.semantic.calibration import PROBES, is_stale, off_topic_line
+from bridge.semantic.calibration import is_stale, off_topic_line, probe_vectors
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.matrix import DenseHit, PassageMatrix
@@ -459,7 +459,7 @@ class SemanticIndex:
         return int(passages), None if line is None else float(line)
 
     def _measure_line(self) -> float | None:
-        vectors = self.embedder.embed(list(PROBES), "query")
+        vectors = probe_vectors(self.embedder)
         tops = [hits[0].score for v in vectors if (hits := self.matrix.search(v, 1))]
         return off_topic_line(tops, self.identity.off_topic_below)
 
