@@ -126,7 +126,13 @@ class Note:
     @property
     def writable(self) -> bool:
         """False when the bridge must leave the note alone until a human fixes it."""
-        return not any(p.blocks_writes for p in self.problems)
+        return self.blocking is None
+
+    @property
+    def blocking(self) -> Problem | None:
+        """The first problem that stops the bridge writing the note, if any (its message is
+        what a refused write says)."""
+        return next((p for p in self.problems if p.blocks_writes), None)
 
     @property
     def is_entry(self) -> bool:

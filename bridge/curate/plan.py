@@ -109,10 +109,9 @@ class Planner:
 
     def _writable(self, file: NoteFile) -> Note:
         note = file.parse()
-        blocking = [p for p in note.problems if p.blocks_writes]
-        if blocking:
+        if (blocking := note.blocking) is not None:
             raise PlanError(
-                f"{blocking[0].message}; the bridge does not write this note until a human fixes it"
+                f"{blocking.message}; the bridge does not write this note until a human fixes it"
             )
         return note
 

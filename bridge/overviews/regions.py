@@ -104,9 +104,8 @@ def plan_region(
         file = store.read(path)
     except NoteError as exc:
         return RegionPlan(folder, path, "unreadable", detail=exc.problem.message)
-    blocking = [p for p in file.parse().problems if p.blocks_writes]
-    if blocking:
-        return RegionPlan(folder, path, "blocked", file.data, detail=blocking[0].message)
+    if (blocking := file.parse().blocking) is not None:
+        return RegionPlan(folder, path, "blocked", file.data, detail=blocking.message)
     try:
         span = locate_region(file.text)
     except MarkerError as exc:

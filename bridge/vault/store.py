@@ -402,9 +402,8 @@ class VaultStore:
     def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
         """Change one frontmatter key surgically; refuse notes the bridge must not write."""
         note = self.read(rel_path)
-        blocking = [p for p in note.parse().problems if p.blocks_writes]
-        if blocking:
-            raise NoteError(blocking[0])
+        if (blocking := note.parse().blocking) is not None:
+            raise NoteError(blocking)
         try:
             new_text = fm.set_key(note.text, key, value)
         except fm.FrontmatterError as exc:
