@@ -325,11 +325,12 @@ class SemanticIndex:
     def edition_language(self, nid: int) -> str | None:
         """The language a reader finds the note in: its edition folder's in a vault laid out
         by language (`edition_folders`), else its text's. What ranking prefers or demotes."""
+        # Two dict reads (each atomic) decide most notes: those in no language's folder.
+        code = self._folder.get(nid)
+        lang = self._lang.get(nid)
+        if code is None or code == lang:
+            return lang
         with self._cond:
-            code = self._folder.get(nid)
-            lang = self._lang.get(nid)
-            if code is None or code == lang:
-                return lang
             if self._editions is None:
                 counts = {c: +langs for c, langs in self._folder_languages.items()}
                 self._editions = edition_folders(counts)
