@@ -18,11 +18,9 @@ from bridge.api import (
 from bridge.api.context import ApiContext
 from bridge.api.graph import GraphCache
 from bridge.api.models import error_responses
-from bridge.api.security import ALLOWED_ORIGINS, GuardMiddleware
+from bridge.api.security import ALLOWED_ORIGINS, DEFAULT_MAX_BODY, GuardMiddleware
 from bridge.events import EventBus
 from bridge.runtime import Bridge
-
-DEFAULT_MAX_BODY = 4 * 1024 * 1024
 
 
 def create_app(

@@ -116,6 +116,10 @@ def _header_count(scope: Scope, name: bytes) -> int:
     return sum(1 for key, _ in scope.get("headers", []) if key.lower() == name)
 
 
+# The largest request body the API reads (4 MiB); the CLI refuses a bigger one before sending.
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+
+
 class GuardMiddleware:
     """Host, Origin, token and body-size checks in front of the whole app."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from bridge.api.app import DEFAULT_MAX_BODY
+from bridge.api.security import DEFAULT_MAX_BODY
 from bridge.cli.app import EXIT_PROBLEMS, EXIT_USAGE, fail
 from bridge.mcp.backend import running_bridge
 from bridge.settings import Settings

@@ -10,9 +10,7 @@ from typing import Annotated
 
 import typer
 
-from bridge.api.app import create_app
 from bridge.api.security import host_is_loopback, load_or_create_token
-from bridge.api.server import BackgroundServer, discovery_file
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
 from bridge.cli.stop_signals import StopSignals
@@ -69,6 +67,11 @@ def _read_ahead(bridge: Bridge) -> None:
 
 
 def _serve(settings: Settings, stop: StopSignals) -> None:
+    # The web stack (FastAPI, uvicorn, every route) only when serving: every other command
+    # imports this module too, and it was a fifth of their start-up.
+    from bridge.api.app import create_app
+    from bridge.api.server import BackgroundServer, discovery_file
+
     try:
         bridge = open_bridge(settings)
     except (StateDBError, IndexBusyError, VaultError) as exc:
