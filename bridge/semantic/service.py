@@ -453,11 +453,15 @@ class SemanticIndex:
         return self.identity.off_topic_below if kept is None else kept[1]
 
     def _stored_line(self) -> tuple[int, float | None] | None:
+        """The line kept with the vectors, if any can be read (else it is measured again)."""
         raw = self.store.meta("off_topic_line")
         if raw is None:
             return None
-        passages, line = json.loads(raw)
-        return int(passages), None if line is None else float(line)
+        try:
+            passages, line = json.loads(raw)
+            return int(passages), None if line is None else float(line)
+        except (ValueError, TypeError):
+            return None
 
     def _measure_line(self) -> float | None:
         vectors = probe_vectors(self.embedder)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import statistics
 from pathlib import Path
 
@@ -94,3 +95,14 @@ def test_a_narrow_vault_answers_a_paraphrase_the_broad_line_would_call_off_topic
         assert again.semantic_status()["off_topic_line"] == line
     finally:
         again.close()
+    # A line that cannot be read is measured again, not a failure.
+    (vectors,) = (tmp_path / "state" / "semantic").glob("*.sqlite")
+    with sqlite3.connect(vectors) as db:
+        db.execute("UPDATE meta SET value = 'not json' WHERE key = 'off_topic_line'")
+    third = open_bridge(settings)
+    try:
+        third.prepare_semantic(embed=False)
+        assert third.engine.query("In what year did the Berlin Wall fall?").ood
+        assert third.semantic_status()["off_topic_line"] == line
+    finally:
+        third.close()
