@@ -25,13 +25,15 @@ import threading
 # CPython starts a full collection after this many collections of the middle generation since
 # the last full one (and enough survivors): never reached, the schedule runs one long before.
 _NEVER = 1 << 30
+# How often a full collection runs while a long-running bridge (`serve`, a local `mcp`) answers.
+FULL_COLLECTION_EVERY = 60.0
 
 
 class ScheduledCollections:
     """While started, allocation never starts a full collection: a thread runs one every
     `every` seconds. Stopping restores the thresholds the process had."""
 
-    def __init__(self, every: float = 60.0) -> None:
+    def __init__(self, every: float = FULL_COLLECTION_EVERY) -> None:
         if every <= 0:
             raise ValueError("every must be positive")
         self.every = every

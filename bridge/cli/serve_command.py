@@ -55,9 +55,6 @@ def serve(
 
 # A missed day's decay run waits this long after start (the first questions go first).
 CATCH_UP_DELAY = 60.0
-# Python's full garbage collections run this often, from a thread, never started by an
-# answer's allocations (`bridge.collector`: they had held every answer up for 100-400 ms).
-FULL_COLLECTION_EVERY = 60.0
 
 
 def _read_ahead(bridge: Bridge) -> None:
@@ -98,7 +95,9 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         catch_up_delay=CATCH_UP_DELAY,
     )
     tasks = TaskRunner()
-    collections = ScheduledCollections(every=FULL_COLLECTION_EVERY)
+    # Full collections from a thread, never started by an answer's allocations
+    # (`bridge.collector`: they had held every answer up for 100-400 ms).
+    collections = ScheduledCollections()
     server: BackgroundServer | None = None
     try:
         try:

@@ -9,7 +9,7 @@ lifecycle frontmatter. `parse_note` never fails; what it could not understand be
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -108,6 +108,11 @@ class Entry:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+def first_blocking(problems: Iterable[Problem]) -> Problem | None:
+    """The first of `problems` that stops the bridge writing a note, if any."""
+    return next((p for p in problems if p.blocks_writes), None)
+
+
 @dataclass(frozen=True)
 class Note:
     """A note as the bridge understands it; built from text, never written back from here."""
@@ -132,7 +137,7 @@ class Note:
     def blocking(self) -> Problem | None:
         """The first problem that stops the bridge writing the note, if any (its message is
         what a refused write says)."""
-        return next((p for p in self.problems if p.blocks_writes), None)
+        return first_blocking(self.problems)
 
     @property
     def is_entry(self) -> bool:
@@ -290,7 +295,7 @@ class Properties:
     @property
     def blocking(self) -> Problem | None:
         """The first problem that stops the bridge writing the note, if any."""
-        return next((p for p in self.problems if p.blocks_writes), None)
+        return first_blocking(self.problems)
 
 
 def read_note_properties(path: str, text: str) -> Properties:
