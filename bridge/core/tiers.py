@@ -73,7 +73,7 @@ def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
         # (off-topic 0.17-0.40, real 0.43-0.82 there; bench/hub.py), whatever the vault's
         # size; but conversation questions score lower (2% of LoCoMo's below 0.35), and
         # those still name the vault's people or hold most of a note's rare words.
-        # Outcome: below `ood_dense`, out of domain unless one note holds every query word
+        # Outcome: below the line, out of domain unless one note holds every query word
         # or `ood_coverage` of their IDF weight, or the question names a transcript speaker.
         return (
             ev.dense_top < ev.dense_line

@@ -102,7 +102,9 @@ class EvidenceReader:
     def _line(self, dense: DenseFound | None) -> float | None:
         """The off-topic line: the setting's when fixed, else the vault's measured one."""
         fixed = self.params.tiers.ood_dense
-        return fixed if fixed is not None else None if dense is None else dense.line
+        if fixed is not None:
+            return fixed
+        return None if dense is None else dense.line
 
     def _ood_inputs(
         self,

@@ -32,7 +32,8 @@ class ModelIdentity:
     dim: int
     languages: frozenset[str] | None = None
     # The best passage's cosine below which a question is off-topic, as measured for this
-    # model (docs/query.md); None when unmeasured: the lexical rule decides alone.
+    # model on a broad vault: the most a vault's own line (`calibration`) may be, and the
+    # line until one is measured. None when unmeasured: the vault's line alone.
     off_topic_below: float | None = None
 
     @property

@@ -433,14 +433,10 @@ class SemanticIndex:
         """The cosine under which a question is off-topic in this vault (`calibration`):
         kept in memory and with the vectors, and worked out again only when the number of
         passages has moved by a tenth since."""
-        with self._line_lock:
+        with self._line_lock:  # `load` took the stored one
             passages = len(self.matrix)
             if self._line is not None and not is_stale(self._line[0], passages):
                 return self._line[1]
-            stored = self._stored_line()
-            if stored is not None and not is_stale(stored[0], passages):
-                self._line = stored
-                return stored[1]
             line = self._measure_line() if passages else self.identity.off_topic_below
             self._line = (passages, line)
             if passages:
