@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bridge.state.db import StateDB
@@ -143,6 +144,29 @@ def test_import_and_reindex_from_the_cli_go_through_serve(
     assert code == 0 and reindexed["through"] == url and reindexed["notes"] >= 19
     code, found = _cli(vault, state, "search", "zephyrine")
     assert code == 0 and [s["path"] for s in found["sources"]] == [written]  # type: ignore[index]
+
+
+def test_questions_from_the_cli_are_answered_by_serve(serving: tuple[Path, Path]) -> None:
+    vault, state = serving
+    url = _served_url(state)
+    code, answer = _cli(vault, state, "query", "when does the annual plan renew")
+    assert code == 0 and answer["through"] == url
+    first = answer["sources"][0]["path"]  # type: ignore[index]
+    # serve gave the answer: it knows the query_id an agent credits a source with (a query
+    # it never answered is a 404)
+    token = (state / "token").read_text().strip()
+    credited = httpx.post(
+        f"{url}/v1/feedback",
+        json={"query_id": answer["query_id"], "path": first},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=CEILING,
+    )
+    assert credited.status_code == 200, credited.text
+    code, refused = _cli(vault, state, "search", "plan", "--scope", "../outside")
+    assert code == 2 and refused == {}
+    # more sources than the API gives at once: answered here, as without serve
+    code, many = _cli(vault, state, "search", "plan", "--limit", "500")
+    assert code == 0 and many["through"] is None and many["sources"]
 
 
 def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(

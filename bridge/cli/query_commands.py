@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bridge.api.models import QueryRequest
 from bridge.cli.app import (
     PATH_COLUMN,
     JsonOpt,
@@ -138,11 +140,53 @@ def _run(
     json_out: bool,
 ) -> None:
     settings = settings_for(vault, state_dir)
+    remote = running(settings)
+    request = _api_request(text, limit, budget, scope) if remote is not None else None
+    if remote is not None and request is not None:
+        result = QueryResult.model_validate(remote.call("POST", f"/v1/{kind}", json=request))
+        through: str | None = remote.url
+    else:
+        result, through = _answer_here(kind, settings, text, limit, budget, scope, json_out), None
+    if json_out:
+        print_json({**result.model_dump(mode="json"), "through": through})
+        return
+    _print_result(result, answer=kind == "query")
+    if through:
+        console.print(f"[dim](answered by the bridge serving this vault at {through})[/]")
+
+
+def _api_request(
+    text: str, limit: int, budget: int | None, scope: str | None
+) -> dict[str, Any] | None:
+    """The API body for this question, or None when the API would refuse what the CLI takes.
+
+    Why forward at all: `serve` has the encoder loaded, the index current and the answer cache
+    warm (tens of ms against a second or two for a process that loads them), and it stays the
+    one process recording uses. The CLI takes more sources (1000) and any length of question;
+    such a question is answered here, as without `serve`.
+    """
+    doc = {"query": text, "limit": limit, "budget_words": budget, "scope": scope}
+    try:
+        return QueryRequest.model_validate(doc).model_dump()
+    except ValidationError:
+        return None
+
+
+def _answer_here(
+    kind: str,
+    settings: Settings,
+    text: str,
+    limit: int,
+    budget: int | None,
+    scope: str | None,
+    json_out: bool,
+) -> QueryResult:
+    """The answer from the index and vectors opened in this process."""
     with opened(settings, not json_out) as bridge:
         engine = bridge.engine
         try:
             run = engine.query if kind == "query" else engine.search
-            result = run(text, budget_words=budget, limit=limit, scope=scope)
+            return run(text, budget_words=budget, limit=limit, scope=scope)
         except ValueError as exc:
             raise fail(str(exc)) from exc
         except LLMError as exc:
@@ -150,10 +194,6 @@ def _run(
             raise fail(
                 f"{exc}; `vault-bridge search` shows the excerpts without an answer", 1
             ) from exc
-    if json_out:
-        print_json(result.model_dump(mode="json"))
-    else:
-        _print_result(result, answer=kind == "query")
 
 
 @app.command()

@@ -4,7 +4,8 @@ One writer per vault: when `bridge.json` names a live `serve` for this vault, `d
 `review`, `import` and `reindex` go through its API (token from the state dir), so its single
 writer applies them and its watcher knows they are the bridge's own (a `decay` from cron had
 turned each status write into a "human edit"). Otherwise they take the vault lock and work
-directly. Reads (`query`, `search`, `status`...) stay local.
+directly. Questions (`query`, `search`) go to it too when the API takes them (see
+`query_commands`); the other reads (`status`, `lifecycle`...) stay local.
 """
 
 from __future__ import annotations
