@@ -7,8 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+import typer.main
 
-from bridge.cli import main
+from bridge.cli import COMMANDS, app, main, register
 from tests.conftest import TEMPLATE, TRICKY, snapshot
 
 
@@ -109,3 +110,22 @@ def test_missing_vault_exits_2_with_a_message(
 
 def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["frobnicate"]) == 2
+
+
+def _module_of(callback: object) -> str:
+    return str(getattr(callback, "__module__", "")).rsplit(".", 1)[-1]
+
+
+def test_each_command_is_found_in_the_module_main_imports_for_it() -> None:
+    # `main` imports only the module `COMMANDS` names for the command asked for: a command
+    # missing there, or named with the wrong module, would be "No such command".
+    register()
+    registered = {
+        info.name or typer.main.get_command_name(info.callback.__name__): _module_of(info.callback)
+        for info in app.registered_commands
+        if info.callback is not None
+    }
+    for group in app.registered_groups:
+        (first, *_) = group.typer_instance.registered_commands
+        registered[str(group.name)] = _module_of(first.callback)
+    assert registered == COMMANDS

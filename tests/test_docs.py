@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from bridge.cli import app
+from bridge.cli import app, register
 from bridge.settings import Settings
 from tests.conftest import CEILING, ROOT
 from tests.test_one_bridge import serving
@@ -31,6 +31,7 @@ def commands() -> dict[str, object]:
         else:
             found[prefix] = command
 
+    register()  # every command module, as `--help` does
     walk(typer.main.get_command(app), "")
     return found
 

@@ -14,9 +14,8 @@ from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
 from bridge.api.models import error_responses
 from bridge.api.tasks import TaskRunner
-from bridge.core.operations import MAX_BATCH, parse_operations
+from bridge.core.operations import MAX_AUTHOR, MAX_BATCH, agent_author, parse_operations
 from bridge.core.paths import UnsafePathError
-from bridge.curate.executor import MAX_AUTHOR, agent_author
 from bridge.curate.results import BatchResult
 from bridge.curate.reviews import ReviewError
 from bridge.llm.context import build_context

@@ -10,14 +10,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from bridge.settings import Settings, SettingsUnusableError, load_settings, unknown_variables
-from bridge.vault.store import VaultError, VaultStore
+
+if TYPE_CHECKING:
+    from bridge.vault.store import VaultStore
 
 app = typer.Typer(
     name="vault-bridge",
@@ -106,6 +108,8 @@ def settings_for(vault: Path | None, state_dir: Path | None = None, **extra: Any
 
 def open_store(settings: Settings) -> VaultStore:
     """The vault store, or a clean exit naming the problem."""
+    from bridge.vault.store import VaultError, VaultStore
+
     try:
         return VaultStore(settings.vault, settings.ignore_rules, settings.max_note_bytes)
     except VaultError as exc:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -32,20 +32,19 @@ from bridge.cli.app import (
 )
 from bridge.cli.query_commands import opened
 from bridge.cli.running import RemoteBridge, request_body, running, writing_locally
-from bridge.core.operations import batch_author, batch_items, load_json, parse_operations
-from bridge.curate.executor import agent_author
-from bridge.curate.reviews import (
-    Decision,
-    RestoreConflictError,
-    ReviewError,
-    ReviewNotFoundError,
-    ReviewStateError,
+from bridge.core.operations import (
+    agent_author,
+    batch_author,
+    batch_items,
+    load_json,
+    parse_operations,
 )
-from bridge.llm.context import build_context
-from bridge.llm.prompts import curation_prompt
-from bridge.runtime import Bridge
 from bridge.settings import Settings
 from bridge.state.reviews import MAX_REVIEW_ID, Review, states_named
+
+if TYPE_CHECKING:  # the engine's modules load where a command works here, not with the CLI
+    from bridge.curate.reviews import Decision
+    from bridge.runtime import Bridge
 
 NO_LLM = (
     "no LLM is configured, so `curate TEXT` cannot write operations itself. Either set "
@@ -179,6 +178,9 @@ def curate(
     if not content.strip():
         raise fail("the content is empty")
     if prompt:
+        from bridge.llm.context import build_context
+        from bridge.llm.prompts import curation_prompt
+
         with opened(settings, not json_out) as bridge:
             made = curation_prompt(content, build_context(bridge.engine, bridge.store, content))
         if json_out:
@@ -301,6 +303,8 @@ def review_list(
 
 
 def _get(bridge: Bridge, review_id: int) -> Review:
+    from bridge.curate.reviews import ReviewNotFoundError
+
     try:
         return bridge.reviews.get(review_id)
     except ReviewNotFoundError as exc:
@@ -401,6 +405,8 @@ def review_approve(
     if remote is not None:
         _remote_decision(remote, review_id, "approve", json_out)
         return
+    from bridge.curate.reviews import ReviewNotFoundError, ReviewStateError
+
     with _writing_bridge(settings, json_out) as bridge:
         try:
             decision = bridge.reviews.approve(review_id)
@@ -423,6 +429,8 @@ def review_reject(
     if remote is not None:
         _remote_decision(remote, review_id, "reject", json_out, {"reason": reason})
         return
+    from bridge.curate.reviews import RestoreConflictError, ReviewError
+
     with _writing_bridge(settings, json_out) as bridge:
         try:
             decision = bridge.reviews.reject(review_id, reason)

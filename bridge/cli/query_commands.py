@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -29,15 +29,11 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.cli.running import request_body, running, writing_locally
-from bridge.importer.service import load_transcript_file
-from bridge.importer.transcript import TranscriptError
-from bridge.index.search_index import IndexBusyError
-from bridge.llm.client import LLMError
-from bridge.query.engine import NO_TERMS
-from bridge.query.models import QueryResult
-from bridge.runtime import Bridge, open_bridge
+from bridge.query.models import NO_TERMS, QueryResult
 from bridge.settings import Settings
-from bridge.vault.store import VaultError
+
+if TYPE_CHECKING:
+    from bridge.runtime import Bridge
 
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Most sources.")]
 BudgetOpt = Annotated[
@@ -71,6 +67,11 @@ def _progress(
 @contextmanager
 def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
     """The bridge with its index brought up to date with the files, closed afterwards."""
+    # The engine's modules load here, not with the CLI: a command `serve` answers needs none.
+    from bridge.index.search_index import IndexBusyError
+    from bridge.runtime import open_bridge
+    from bridge.vault.store import VaultError
+
     try:
         bridge = open_bridge(settings)
     except VaultError as exc:
@@ -182,6 +183,8 @@ def _answer_here(
     json_out: bool,
 ) -> QueryResult:
     """The answer from the index and vectors opened in this process."""
+    from bridge.llm.client import LLMError
+
     with opened(settings, not json_out) as bridge:
         engine = bridge.engine
         try:
@@ -271,6 +274,9 @@ def import_(
     json_out: JsonOpt = False,
 ) -> None:
     """Import a chat transcript: one entry per session, one block per turn."""
+    from bridge.importer.service import load_transcript_file
+    from bridge.importer.transcript import TranscriptError
+
     settings = settings_for(vault, state_dir)
     try:
         data = load_transcript_file(file)

@@ -294,6 +294,22 @@ def batch_items(data: object) -> list[Any]:
     return items
 
 
+HUMAN = "human"  # the writer name of a person's edit; never an agent's name
+MAX_AUTHOR = 100
+
+
+def agent_author(name: str) -> str:
+    """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names."""
+    if len(name) > MAX_AUTHOR:  # the API's limit, so the CLI accepts what `serve` accepts
+        raise ValueError(f"an author is at most {MAX_AUTHOR} characters, this one {len(name)}")
+    cleaned = name.strip()
+    if cleaned.startswith("agent:"):
+        cleaned = cleaned[len("agent:") :].strip()
+    if not cleaned or any(c.isspace() for c in cleaned) or cleaned == HUMAN:
+        raise ValueError(f"agent name `{name}` must be one word, e.g. `claude-code`")
+    return f"agent:{cleaned}"
+
+
 def batch_author(data: object) -> str | None:
     """The `author` a wrapped batch names (`{"operations": [...], "author": "agent:x"}`), or None.
 

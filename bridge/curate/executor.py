@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bridge.core.entry import parse_note
 from bridge.core.maturity import Maturity, StatusMapping
-from bridge.core.operations import InvalidOperation, Operation
+from bridge.core.operations import InvalidOperation, Operation, agent_author
 from bridge.core.review_policy import Facts, ReviewPolicy, decide
 from bridge.curate import git
 from bridge.curate.lock import WriterLock
@@ -38,20 +38,6 @@ from bridge.state.reviews import Review, ReviewState, ReviewStore, Snapshot
 from bridge.vault.store import NoteError, VaultStore, WriteConflictError, content_hash
 
 log = logging.getLogger(__name__)
-HUMAN = "human"
-MAX_AUTHOR = 100
-
-
-def agent_author(name: str) -> str:
-    """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names."""
-    if len(name) > MAX_AUTHOR:  # the API's limit, so the CLI accepts what `serve` accepts
-        raise ValueError(f"an author is at most {MAX_AUTHOR} characters, this one {len(name)}")
-    cleaned = name.strip()
-    if cleaned.startswith("agent:"):
-        cleaned = cleaned[len("agent:") :].strip()
-    if not cleaned or any(c.isspace() for c in cleaned) or cleaned == HUMAN:
-        raise ValueError(f"agent name `{name}` must be one word, e.g. `claude-code`")
-    return f"agent:{cleaned}"
 
 
 def _utcnow() -> dt.datetime:

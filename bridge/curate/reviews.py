@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.core.entry import parse_note
-from bridge.core.operations import Operation
-from bridge.curate.executor import HUMAN, Applied, CurationExecutor, plan_diff
+from bridge.core.operations import HUMAN, Operation
+from bridge.curate.executor import Applied, CurationExecutor, plan_diff
 from bridge.curate.plan import PlanError
 from bridge.curate.trash import move_to_trash
 from bridge.state.reviews import OPEN_STATES, Review, ReviewState, Snapshot

@@ -3,20 +3,5 @@
 `compose` builds the guide from plain facts (no I/O), `render` and `tree` turn it and the
 folder tree into Markdown, and `gather` collects the facts from a live bridge. The HTTP API
 (`GET /v1/guide`) and MCP (`memory_guide`, `memory_tree`, resources, the curate prompt) serve it.
+The package itself imports nothing: the API's models take `models` alone.
 """
-
-from bridge.guide.compose import GuideFacts, NoteFact, VaultExample, compose_guide, outline
-from bridge.guide.models import Guide
-from bridge.guide.render import render_guide
-from bridge.guide.tree import render_tree
-
-__all__ = [
-    "Guide",
-    "GuideFacts",
-    "NoteFact",
-    "VaultExample",
-    "compose_guide",
-    "outline",
-    "render_guide",
-    "render_tree",
-]

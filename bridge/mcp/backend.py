@@ -251,8 +251,7 @@ class LocalBackend:
         return None if outcome is None else outcome.value
 
     def curate(self, operations: list[dict[str, Any]], author: str) -> dict[str, Any]:
-        from bridge.core.operations import parse_operations
-        from bridge.curate.executor import agent_author
+        from bridge.core.operations import agent_author, parse_operations
 
         try:
             author = agent_author(author)

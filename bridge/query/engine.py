@@ -23,7 +23,7 @@ from bridge.query.cache import CacheEntry, QueryCache
 from bridge.query.dense import DenseSearch
 from bridge.query.direct import DirectAnswer, direct_answer
 from bridge.query.lifecycle import LifecycleProvider, StatusOnlyLifecycle
-from bridge.query.models import QueryResult, Source
+from bridge.query.models import NO_TERMS, QueryResult, Source
 from bridge.query.params import EngineParams
 from bridge.query.retrieval import Retrieval, Retriever
 from bridge.query.uses import Credit, UseLedger
@@ -33,7 +33,6 @@ __all__ = ["Answerer", "EngineParams", "QueryEngine", "Retrieval", "normalise_sc
 OOD_ANSWER = "Nothing in memory about this."
 LLM_FAILED_PREFIX = "The LLM could not answer"
 LLM_FAILED = LLM_FAILED_PREFIX + " ({error}); these are the ranked excerpts."
-NO_TERMS = "The query has no searchable words (only common words, punctuation or nothing)."
 NO_LLM = (
     "No LLM is configured, so these are the ranked excerpts without a written answer "
     "(set VAULT_BRIDGE_LLM_MODEL to let tier {tier} answer)."

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+NO_TERMS = "The query has no searchable words (only common words, punctuation or nothing)."
+
 
 class Excerpt(BaseModel):
     """One block of a source, as written in the note (list marker and block id removed)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 from bridge.core.entry import parse_note
 from bridge.core.maturity import Maturity, StatusMapping
 from bridge.core.review_policy import ReviewPolicy
-from bridge.guide import GuideFacts, NoteFact, compose_guide, outline, render_guide
+from bridge.guide.compose import GuideFacts, NoteFact, compose_guide, outline
 from bridge.guide.example import BUILT_IN_PATH, built_in_example, example_flaws, example_order
+from bridge.guide.render import render_guide
 
 
 def test_the_built_in_example_is_a_valid_complete_entry() -> None:
