@@ -1,7 +1,9 @@
 """Tier 0 and tier 1: an exact LRU cache and a fuzzy (Jaccard) match over it.
 
-Entries are only valid for the index generation they were computed on, so a note edited after
-a query is visible to the very next one: there is no stale window.
+Entries are only valid for what they were computed on (`Basis`: the index generation, and what
+the dense channel could find then), so a note edited after a query is visible to the very next
+one, and a question asked while the vault was still being embedded is answered again once it
+is: there is no stale window.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from dataclasses import dataclass
 from bridge.core.tiers import Evidence
 from bridge.query.models import QueryResult
 
+Basis = tuple[int, int]
+"""(index generation, dense channel version): an answer is reused only on the same basis."""
+
 
 @dataclass(frozen=True)
 class CacheEntry:
-    generation: int
+    basis: Basis
     tokens: frozenset[str]
     result: QueryResult
     evidence: Evidence | None = None  # what the tier decision saw, for tier 1's check
@@ -47,12 +52,12 @@ class QueryCache:
         digest = hashlib.sha1(normalised_query.encode()).hexdigest()
         return cls.options_prefix(options) + digest
 
-    def exact(self, key: str, generation: int) -> QueryResult | None:
+    def exact(self, key: str, basis: Basis) -> QueryResult | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
                 return None
-            if entry.generation != generation:
+            if entry.basis != basis:
                 self._drop(key)
                 return None
             self._entries.move_to_end(key)
@@ -62,7 +67,7 @@ class QueryCache:
         self,
         tokens: frozenset[str],
         options_prefix: str,
-        generation: int,
+        basis: Basis,
         compatible: Callable[[CacheEntry], bool] | None = None,
     ) -> QueryResult | None:
         """The most similar cached answer (Jaccard >= threshold, both sides >= 2 tokens).
@@ -88,7 +93,7 @@ class QueryCache:
             for key, common in likely:
                 entry = self._entries[key]
                 size = len(entry.tokens)
-                if entry.generation != generation or size < 2:
+                if entry.basis != basis or size < 2:
                     continue
                 if not key.startswith(options_prefix):
                     continue
@@ -106,14 +111,14 @@ class QueryCache:
         self,
         key: str,
         tokens: frozenset[str],
-        generation: int,
+        basis: Basis,
         result: QueryResult,
         evidence: Evidence | None = None,
     ) -> None:
         with self._lock:
             if key in self._entries:
                 self._drop(key)
-            self._entries[key] = CacheEntry(generation, tokens, result, evidence)
+            self._entries[key] = CacheEntry(basis, tokens, result, evidence)
             for token in tokens:
                 self._holding[token].add(key)
             while len(self._entries) > self.capacity:

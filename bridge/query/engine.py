@@ -106,8 +106,10 @@ class QueryEngine:
         normalised = normalise_query(text)
         options = (budget, limit, scope)
         generation = self.index.generation
+        dense = self.retriever.dense
+        basis = (generation, 0 if dense is None else dense.version)
         key = QueryCache.key(normalised, options)
-        cached = self.cache.exact(key, generation)
+        cached = self.cache.exact(key, basis)
         if cached is not None:
             return self._deliver(cached, _replayed(cached, text, 0), start)
         terms = query_terms(normalised)
@@ -115,7 +117,7 @@ class QueryEngine:
         cached = self.cache.fuzzy(
             tokens,
             QueryCache.options_prefix(options),
-            generation,
+            basis,
             lambda entry: self._same_answer(terms, entry, scope),
         )
         if cached is not None:
@@ -123,7 +125,7 @@ class QueryEngine:
         result, evidence = self._answer(text, terms, budget, limit, scope, generation, arrived)
         if not (result.message or "").startswith(LLM_FAILED_PREFIX):
             # a failure may succeed next time
-            self.cache.put(key, tokens, generation, result, evidence)
+            self.cache.put(key, tokens, basis, result, evidence)
         return self._deliver(result, {}, start)
 
     def _same_answer(self, terms: QueryTerms, entry: CacheEntry, scope: str | None) -> bool:

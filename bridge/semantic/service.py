@@ -84,6 +84,11 @@ class SemanticIndex:
         self._scopes: dict[str, tuple[int, frozenset[int]]] = {}
         self._line: tuple[int, float | None] | None = None  # (passages at, off-topic line)
         self._line_lock = threading.Lock()
+        # Bumped whenever what `find` can find changes. Trigger: a question asked while the
+        # vault was being embedded was answered lexically ("keep my notes the same on my
+        # phone and laptop" -> a backup page) and the answer cache kept giving that answer
+        # once every note had vectors. Outcome: cached answers are for one version.
+        self._version = 0
         index.add_commit_listener(self._changed)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -140,17 +145,14 @@ class SemanticIndex:
             if not self._loaded:
                 self.load()
             self._warm()
+            self._bump()  # the model answers questions from now on
             while True:
-                with self._cond:
-                    idle = not self._queue
-                if idle:  # caught up: the off-topic line for what is embedded now
-                    self.off_topic_line()
                 with self._cond:
                     while not self._queue and not self._stopping:
                         self._cond.wait()
                     if self._stopping:
                         return
-                self.step()
+                self.step(settle=True)
         except Exception:  # the dense channel must never take the bridge down
             log.exception("embedding stopped; the memory answers lexically until restarted")
 
@@ -184,9 +186,14 @@ class SemanticIndex:
 
     # -- the work --------------------------------------------------------------------------
 
-    def step(self, embed: bool = True) -> None:
+    def step(self, embed: bool = True, settle: bool = False) -> None:
         """Plan up to 64 queued notes, embed what no vector exists for, save, and serve them
-        (with `embed` False, only the notes whose vectors are all stored are served)."""
+        (with `embed` False, only the notes whose vectors are all stored are served).
+
+        With `settle` (the background worker), the step that leaves nothing queued also works
+        out the off-topic line for what is embedded now, before the channel says it is idle:
+        a question asked once `wait_idle` returns meets the vault's line, not the model's.
+        """
         with self._cond:
             paths = list(self._queue)[:_NOTES_PER_STEP]
             for path in paths:
@@ -197,6 +204,8 @@ class SemanticIndex:
                 paths = [p for p in paths if p in self._stored or self.index.stamp(p) is None]
             plans = [plan for path in paths if (plan := self._plan(path)) is not None]
             self._embed(plans, embed)
+            if settle and not self._queue:
+                self.off_topic_line()
         finally:
             with self._cond:
                 self._working = False
@@ -254,6 +263,7 @@ class SemanticIndex:
             self._drop(plan.path)
         spans = [(p.first, p.last) for p in plan.passages]
         self.matrix.put(plan.nid, spans, vectors)
+        self._bump()
         with self._cond:
             self._nid[plan.path] = plan.nid
             self._forget_language(plan.nid)
@@ -272,6 +282,7 @@ class SemanticIndex:
         if nid is None:
             return
         self.matrix.drop(nid)
+        self._bump()
         with self._cond:
             self._forget_language(nid)
             self._lang.pop(nid, None)
@@ -294,6 +305,15 @@ class SemanticIndex:
             )
 
     # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """See `DenseSearch.version`."""
+        return self._version
+
+    def _bump(self) -> None:
+        with self._cond:  # threads bump it (embedding, a question measuring the line)
+            self._version += 1
 
     @property
     def state(self) -> str:
@@ -438,6 +458,8 @@ class SemanticIndex:
             if self._line is not None and not is_stale(self._line[0], passages):
                 return self._line[1]
             line = self._measure_line() if passages else self.identity.off_topic_below
+            if self._line is None or self._line[1] != line:
+                self._bump()
             self._line = (passages, line)
             if passages:
                 self.store.set_meta("off_topic_line", json.dumps([passages, line]))

@@ -27,8 +27,8 @@ def test_the_fuzzy_match_is_the_most_similar_cached_question(
     cache = QueryCache(capacity=100, fuzzy_threshold=0.6)
     prefix = QueryCache.options_prefix((500, 10, None))
     for n, tokens in enumerate(cached):
-        cache.put(f"{prefix}{n}", tokens, 0, _answer(" ".join(sorted(tokens))))
-    found = cache.fuzzy(asked, prefix, 0)
+        cache.put(f"{prefix}{n}", tokens, (0, 0), _answer(" ".join(sorted(tokens))))
+    found = cache.fuzzy(asked, prefix, (0, 0))
     eligible = [t for t in cached if len(t) >= 2 and _jaccard(t, asked) >= 0.6]
     if len(asked) < 2 or not eligible:
         assert found is None
@@ -38,11 +38,12 @@ def test_the_fuzzy_match_is_the_most_similar_cached_question(
     assert _jaccard(frozenset(found.query.split()), asked) == best
 
 
-def test_a_cached_answer_of_another_generation_or_other_options_is_never_taken() -> None:
+def test_a_cached_answer_of_another_basis_or_other_options_is_never_taken() -> None:
     cache = QueryCache()
     mine, other = QueryCache.options_prefix((500, 10, None)), QueryCache.options_prefix((200,))
     tokens = frozenset({"caroline", "paint", "art"})
-    cache.put(f"{other}a", tokens, 0, _answer("other options"))
-    cache.put(f"{mine}b", tokens, 1, _answer("older generation"))
-    assert cache.fuzzy(tokens, mine, 2) is None
-    assert cache.fuzzy(tokens, mine, 1) is not None
+    cache.put(f"{other}a", tokens, (0, 0), _answer("other options"))
+    cache.put(f"{mine}b", tokens, (1, 0), _answer("older generation"))
+    assert cache.fuzzy(tokens, mine, (2, 0)) is None
+    assert cache.fuzzy(tokens, mine, (1, 1)) is None  # the dense channel found more since
+    assert cache.fuzzy(tokens, mine, (1, 0)) is not None

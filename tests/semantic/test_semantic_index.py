@@ -174,3 +174,24 @@ def test_a_question_while_serve_loads_the_model_is_answered_without_waiting(
         assert bridge.engine.search(PARAPHRASE, limit=3).sources[0].path == ON_CALL
     finally:
         bridge.close()
+
+
+def test_a_question_asked_before_the_vault_is_embedded_is_answered_again_after(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    bridge = open_test_bridge(template_vault, tmp_path / "state")  # nothing embedded yet
+    try:
+        semantic = bridge.semantic
+        assert semantic is not None
+        with semantic.detector._lock:  # serve's first second: the channel is not ready
+            semantic.start()
+            early = bridge.engine.query(PARAPHRASE, limit=3)
+        assert early.sources[0].path != ON_CALL  # words alone do not find it
+        assert semantic.wait_idle(CEILING)
+        # The same question once every note has vectors: answered again, not the early
+        # answer replayed from the cache.
+        later = bridge.engine.query(PARAPHRASE, limit=3)
+        assert later.tier != 0 and later.sources[0].path == ON_CALL
+        assert bridge.engine.query(PARAPHRASE, limit=3).tier == 0  # and cached from now on
+    finally:
+        bridge.close()
