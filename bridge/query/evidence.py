@@ -100,7 +100,10 @@ class EvidenceReader:
         )
 
     def _line(self, dense: DenseFound | None) -> float | None:
-        """The off-topic line: the setting's when fixed, else the vault's measured one."""
+        """The off-topic line: the setting's when fixed, else the vault's measured one; none
+        while the dense channel has not embedded every note yet (`DenseFound.covered`)."""
+        if dense is not None and not dense.covered:
+            return None
         fixed = self.params.tiers.ood_dense
         if fixed is not None:
             return fixed

@@ -15,12 +15,14 @@ from functools import lru_cache
 from itertools import chain, islice
 
 from bridge.core.fusion import (
+    LEXICAL,
     ChannelWeights,
     channel_weights,
     copy_factors,
     dense_parts,
     fused_note_scores,
     language_factors,
+    partly_seen,
 )
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
@@ -300,10 +302,11 @@ class Retriever:
         return self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
 
     def _channel_weights(self, coverage: float, dense: DenseFound) -> ChannelWeights:
-        """The fixed weights without dense hits; with them, by the lexical match's strength."""
+        """The lexical weights without dense hits; with them, by the lexical match's strength
+        and by how much of the vault the channel has seen (`partly_seen`)."""
         if not dense.hits:
-            return ChannelWeights(0.0, 1.0, 0.0)
-        return channel_weights(coverage, self.params.dense)
+            return LEXICAL
+        return partly_seen(channel_weights(coverage, self.params.dense), dense.coverage)
 
     def _language_factors(
         self, dense: DenseFound, note_score: dict[int, float]

@@ -89,6 +89,11 @@ class SemanticIndex:
         # phone and laptop" -> a backup page) and the answer cache kept giving that answer
         # once every note had vectors. Outcome: cached answers are for one version.
         self._version = 0
+        # `serve`'s worker has embedded (or loaded) every note once. Until then a question's
+        # best passage may be missing only because its note has no vectors yet, so the dense
+        # channel gives no off-topic verdict (`DenseFound.coverage`): 3 of the help vault's real
+        # questions were "Nothing in memory" with a third of it embedded.
+        self._caught_up = False
         index.add_commit_listener(self._changed)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -206,6 +211,7 @@ class SemanticIndex:
             self._embed(plans, embed)
             if settle and not self._queue:
                 self.off_topic_line()
+                self._caught_up = True
         finally:
             with self._cond:
                 self._working = False
@@ -447,7 +453,17 @@ class SemanticIndex:
         found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
         # With `serve`'s thread, the line it keeps current; without, worked out on need.
         line = self._kept_line() if self._thread is not None else self.off_topic_line()
-        return DenseFound(found, lang, found[0].score if found else 0.0, line)
+        top = found[0].score if found else 0.0
+        return DenseFound(found, lang, top, line, self._coverage())
+
+    def _coverage(self) -> float:
+        """See `DenseFound.coverage`."""
+        if self._thread is None or self._caught_up:
+            return 1.0
+        with self._cond:
+            seen, waiting = len(self._nid), len(self._queue)
+        # Below 1.0 until caught up: the last step measures the vault's off-topic line.
+        return min(seen / (seen + waiting), 0.99) if seen + waiting else 0.0
 
     def off_topic_line(self) -> float | None:
         """The cosine under which a question is off-topic in this vault (`calibration`):

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 
+from bridge.core.text import normalise_query
+from bridge.core.tiers import Route, route
+from bridge.index.analysis import query_terms
 from bridge.runtime import Bridge, open_bridge
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.settings import Settings
@@ -193,5 +197,29 @@ def test_a_question_asked_before_the_vault_is_embedded_is_answered_again_after(
         later = bridge.engine.query(PARAPHRASE, limit=3)
         assert later.tier != 0 and later.sources[0].path == ON_CALL
         assert bridge.engine.query(PARAPHRASE, limit=3).tier == 0  # and cached from now on
+    finally:
+        bridge.close()
+
+
+def test_no_off_topic_verdict_from_a_channel_that_has_not_seen_the_whole_vault(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    bridge = _embedded(template_vault, tmp_path / "state")
+    try:
+        semantic = bridge.semantic
+        assert semantic is not None
+        text = "what is the capital of France?"
+        terms = query_terms(normalise_query(text))
+        hits = bridge.index.search_entries(terms, 50, None)
+        found = semantic.find(text, None, 100)
+        assert found.covered and found.top < (found.line or 0.0)
+        reader = bridge.engine.retriever.evidence
+        params = bridge.engine.params.tiers
+        assert route(reader.evidence(terms, hits, None, found), params) is Route.OOD
+        # The same passages from a channel that has embedded half the notes (a fresh serve):
+        # the answer may be in a note without vectors yet, so the dense rule says nothing.
+        half = replace(found, coverage=0.5)
+        assert reader.evidence(terms, hits, None, half).dense_line is None
+        assert route(reader.evidence(terms, hits, None, half), params) is not Route.OOD
     finally:
         bridge.close()
