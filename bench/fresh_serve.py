@@ -71,9 +71,9 @@ def _round(client: httpx.Client, data: dict[str, Any], started: float) -> dict[s
         english = question.get("lang", "en") == "en"
         row["english_other_first"] += english and bool(paths) and not paths[0].startswith("en/")
         row["real_flagged"] += bool(answer["ood"])
+    off_topic = [q if isinstance(q, str) else q["question"] for q in data.get("off_topic", [])]
     row["off_topic_flagged"] = sum(
-        bool(client.post("/v1/query", json={"query": text}).json()["ood"])
-        for text in data.get("off_topic", [])
+        bool(client.post("/v1/query", json={"query": text}).json()["ood"]) for text in off_topic
     )
     return row
 
