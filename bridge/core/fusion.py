@@ -109,23 +109,6 @@ LEXICAL = ChannelWeights(0.0, 1.0, 0.0)
 """The weights without the dense channel: the lexical rule alone, unchanged."""
 
 
-def partly_seen(weights: ChannelWeights, seen: float) -> ChannelWeights:
-    """`weights` blended towards `LEXICAL` while the channel has seen a share `seen` of the
-    vault's notes (0-1): its say grows with what it has embedded.
-
-    Trigger: with a third of the help vault embedded (a fresh `serve`), those notes' dense
-    parts lifted them over the rest (first source 17 -> 15 of 44, within 3 27 -> 20). Why: a
-    note without vectors yet gets no dense part, which reads as "unlike the question".
-    Outcome: each weight is `seen` of the channel's and the rest the lexical rule's.
-    """
-    seen = min(max(seen, 0.0), 1.0)
-    return ChannelWeights(
-        seen * weights.share,
-        (1.0 - seen) * LEXICAL.lexical_scale + seen * weights.lexical_scale,
-        seen * weights.dense_weight,
-    )
-
-
 def fused_note_scores(
     lexical: Mapping[int, float], dense: Mapping[int, float], share: float
 ) -> dict[int, float]:

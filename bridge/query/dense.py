@@ -23,15 +23,11 @@ class DenseFound:
     # The cosine under which the best passage says "off-topic" in this vault (None: unknown;
     # the lexical rule decides).
     line: float | None = None
-    # The share of the vault's notes the channel has seen (embedded, loaded, or skipped for
-    # their language): 1.0 once `serve` has embedded every note once (and for a CLI process,
-    # which uses what is stored). Below it, a passage missing from the hits may only be one
-    # not embedded yet: no off-topic verdict, and the channel weighs in by this share.
-    coverage: float = 1.0
-
-    @property
-    def covered(self) -> bool:
-        return self.coverage >= 1.0
+    # The channel has seen every note of the vault (embedded, loaded, or skipped for its
+    # language): False while `serve` embeds a vault for the first time (a CLI process uses
+    # what is stored: True). Until then a note may be missing from the hits only for having
+    # no vectors yet, so the channel neither ranks nor says "off-topic" (docs/query.md).
+    covered: bool = True
 
 
 NO_DENSE = DenseFound((), None, 0.0)

@@ -91,8 +91,8 @@ class SemanticIndex:
         self._version = 0
         # `serve`'s worker has embedded (or loaded) every note once. Until then a question's
         # best passage may be missing only because its note has no vectors yet, so the dense
-        # channel gives no off-topic verdict (`DenseFound.coverage`): 3 of the help vault's real
-        # questions were "Nothing in memory" with a third of it embedded.
+        # channel neither ranks nor gives an off-topic verdict (`DenseFound.covered`): 3 of the help
+        # vault's real questions were "Nothing in memory" with a third of it embedded.
         self._caught_up = False
         index.add_commit_listener(self._changed)
 
@@ -454,16 +454,8 @@ class SemanticIndex:
         # With `serve`'s thread, the line it keeps current; without, worked out on need.
         line = self._kept_line() if self._thread is not None else self.off_topic_line()
         top = found[0].score if found else 0.0
-        return DenseFound(found, lang, top, line, self._coverage())
-
-    def _coverage(self) -> float:
-        """See `DenseFound.coverage`."""
-        if self._thread is None or self._caught_up:
-            return 1.0
-        with self._cond:
-            seen, waiting = len(self._nid), len(self._queue)
-        # Below 1.0 until caught up: the last step measures the vault's off-topic line.
-        return min(seen / (seen + waiting), 0.99) if seen + waiting else 0.0
+        covered = self._thread is None or self._caught_up  # see `DenseFound.covered`
+        return DenseFound(found, lang, top, line, covered)
 
     def off_topic_line(self) -> float | None:
         """The cosine under which a question is off-topic in this vault (`calibration`):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from bridge.core.fusion import (
-    LEXICAL,
     DenseParams,
     PassageHit,
     channel_weights,
@@ -13,7 +12,6 @@ from bridge.core.fusion import (
     dense_parts,
     fused_note_scores,
     language_factors,
-    partly_seen,
     passage_relevance,
 )
 from bridge.core.ranking import RankingParams, block_scores
@@ -83,13 +81,3 @@ def test_the_dense_share_follows_how_exactly_the_words_matched() -> None:
     assert even.lexical_scale == pytest.approx(1.0)
     assert even.dense_weight == pytest.approx(DenseParams().block_weight)
     assert channel_weights(3.0, params).share == pytest.approx(0.2)  # clamped
-
-
-def test_a_channel_that_has_seen_part_of_the_vault_weighs_in_by_that_part() -> None:
-    full = channel_weights(0.0, DenseParams(block_weight=0.6, share_exact=0.2, share_vague=0.8))
-    assert partly_seen(full, 1.0) == full
-    assert partly_seen(full, 0.0) == LEXICAL  # nothing embedded yet: the lexical rule alone
-    half = partly_seen(full, 0.5)
-    assert half.share == pytest.approx(0.4)
-    assert half.lexical_scale == pytest.approx(0.5 * 1.0 + 0.5 * 0.4)
-    assert half.dense_weight == pytest.approx(0.5 * full.dense_weight)

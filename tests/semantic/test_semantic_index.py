@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bridge.core.text import normalise_query
 from bridge.core.tiers import Route, route
 from bridge.index.analysis import query_terms
 from bridge.runtime import Bridge, open_bridge
 from bridge.semantic.lazy import LazyEmbedder
+from bridge.semantic.model import Kind
 from bridge.settings import Settings
 from tests.conftest import CEILING, open_test_bridge
+from tests.watch.conftest import wait_until
 
 ON_CALL = "team/practices/incidents/on_call.md"
 # A question in other words than the note's: no "on-call", "incident", "page" or "rota".
@@ -218,8 +222,60 @@ def test_no_off_topic_verdict_from_a_channel_that_has_not_seen_the_whole_vault(
         assert route(reader.evidence(terms, hits, None, found), params) is Route.OOD
         # The same passages from a channel that has embedded half the notes (a fresh serve):
         # the answer may be in a note without vectors yet, so the dense rule says nothing.
-        half = replace(found, coverage=0.5)
+        half = replace(found, covered=False)
         assert reader.evidence(terms, hits, None, half).dense_line is None
         assert route(reader.evidence(terms, hits, None, half), params) is not Route.OOD
     finally:
         bridge.close()
+
+
+class _HeldBack:
+    """The real model, holding back the batch that holds one note's text until released: as
+    on a fresh `serve` whose answering note is embedded last (the Hub's guides)."""
+
+    def __init__(self, model: Any, marker: str) -> None:
+        self.model, self.marker, self.release = model, marker, threading.Event()
+
+    @property
+    def identity(self) -> Any:
+        return self.model.identity
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Any:
+        if kind == "passage" and any(self.marker in text for text in texts):
+            self.release.wait(CEILING)
+        return self.model.embed(texts, kind)
+
+
+def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    for i in range(70):  # first in path order: embedded in the first step of 64
+        note = template_vault / "archive" / f"filler_{i:02d}.md"
+        note.parent.mkdir(exist_ok=True)
+        note.write_text(f"# Filler {i}\n\nA note about office plants, number {i}.\n")
+    words = _embedded(template_vault, tmp_path / "lexical", embed_model="off")
+    bridge = open_test_bridge(template_vault, tmp_path / "state")
+    try:
+        semantic = bridge.semantic
+        assert semantic is not None
+        held = _HeldBack(semantic.embedder, "Four engineers rotate weekly")
+        semantic.embedder = held
+        semantic.start()
+        wait_until(lambda: semantic.status()["embedded"] >= 64)  # the fillers have vectors
+        assert semantic.status()["state"] == "embedding"
+        lexical = [s.path for s in words.engine.search(PARAPHRASE, limit=5).sources]
+        assert [s.path for s in bridge.engine.search(PARAPHRASE, limit=5).sources] == lexical
+        answer = bridge.engine.query(PARAPHRASE, limit=5)
+        assert not answer.ood  # no "Nothing in memory" while its note has no vectors
+        held.release.set()
+        assert semantic.wait_idle(CEILING)
+        # Caught up: the answer of a bridge whose vault was embedded before it was asked.
+        warm = _embedded(template_vault, tmp_path / "warm")
+        hybrid = [s.path for s in warm.engine.search(PARAPHRASE, limit=5).sources]
+        warm.close()
+        assert hybrid != lexical and ON_CALL in hybrid[:3]
+        assert [s.path for s in bridge.engine.search(PARAPHRASE, limit=5).sources] == hybrid
+    finally:
+        held.release.set()
+        bridge.close()
+        words.close()
