@@ -3,7 +3,7 @@
     .venv/bin/python bench/fresh_serve.py --vault ~/help --questions bench/data/help_questions.json
     PYTHONPATH=/path/to/older/checkout .venv/bin/python bench/fresh_serve.py ...   # a baseline
 
-Starts `vault-bridge serve` (this interpreter's `bridge`) on the vault with an empty state dir,
+Starts `vault-bridge serve` (`bench/load.py`'s `serve`) on the vault with an empty state dir,
 as a new user does, and from the moment it answers asks every question of the file (and its
 off-topic ones) through `POST /v1/query`, one after the other, round after round until a round
 starts with the dense channel `ready`. Each round prints the channel's progress at its start and
@@ -19,35 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-
-
-def _serve(vault: Path, state: Path) -> tuple[subprocess.Popen[str], httpx.Client]:
-    command = [sys.executable, "-m", "bridge.cli", "serve", "--vault", str(vault)]
-    command += ["--state-dir", str(state), "--port", "0"]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while not (state / "bridge.json").exists():
-        if proc.poll() is not None:
-            raise SystemExit("serve exited before it answered")
-        time.sleep(0.05)
-    url = json.loads((state / "bridge.json").read_text())["url"]
-    token = (state / "token").read_text().strip()
-    client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=120)
-    while True:
-        try:
-            if client.get("/v1/health").status_code == 200:
-                return proc, client
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
+from load import serve
 
 
 def _round(client: httpx.Client, data: dict[str, Any], started: float) -> dict[str, Any]:
@@ -85,26 +63,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON document at the end")
     args = parser.parse_args()
     data = json.loads(args.questions.read_text())
-    state = Path(tempfile.mkdtemp(prefix="fresh-serve-"))
-    started = time.monotonic()
-    proc, client = _serve(args.vault.resolve(), state)
-    rows: list[dict[str, Any]] = [{"answers_from_second": round(time.monotonic() - started, 1)}]
+    rows: list[dict[str, Any]] = []
     shown: tuple[Any, ...] | None = None
-    try:
-        while True:
-            row = _round(client, data, started)
-            figures = tuple(v for k, v in row.items() if k not in ("second", "pending"))
-            if figures != shown:
-                rows.append(row)
-                shown = figures
-                if not args.json:
-                    print(json.dumps(row), flush=True)
-            if row["state"] == "ready":
-                break
-    finally:
-        proc.terminate()
-        proc.wait()
-        shutil.rmtree(state, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="fresh-serve-") as tmp:
+        config, state = Path(tmp) / "config.toml", Path(tmp) / "state"
+        config.write_text("")  # the product's defaults
+        started = time.monotonic()
+        vault, log = args.vault.resolve(), Path(tmp) / "serve.log"
+        with serve(vault, state, config, log) as server, server.client(120) as client:
+            rows.append({"answers_from_second": round(time.monotonic() - started, 1)})
+            while True:
+                row = _round(client, data, started)
+                figures = tuple(v for k, v in row.items() if k not in ("second", "pending"))
+                if figures != shown:
+                    rows.append(row)
+                    shown = figures
+                    if not args.json:
+                        print(json.dumps(row), flush=True)
+                if row["state"] == "ready":
+                    break
     if args.json:
         print(json.dumps({"questions": len(data["questions"]), "rounds": rows}, indent=2))
 
