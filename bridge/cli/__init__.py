@@ -15,18 +15,6 @@ import sys
 from bridge.cli.app import app
 from bridge.cli.app import main as _run
 
-# The modules that register commands, in the order the help lists their commands.
-MODULES = (
-    "curate_commands",
-    "install_commands",
-    "lifecycle_commands",
-    "mcp_command",
-    "overviews_command",
-    "query_commands",
-    "serve_command",
-    "setup_command",
-    "vault_commands",
-)
 # Each top-level command (or command group) and the module that registers it; a test checks
 # it against what the modules register.
 COMMANDS = {
@@ -48,6 +36,8 @@ COMMANDS = {
     "status": "vault_commands",
     "doctor": "vault_commands",
 }
+# The modules that register commands, in the order the help lists their commands.
+MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 def register(command: str | None = None) -> None:

@@ -19,10 +19,10 @@ from typing import Literal, assert_never
 
 from bridge.core import lifecycle as akl
 from bridge.core.maturity import Maturity, StatusMapping
+from bridge.core.operations import HUMAN
 
 Event = Literal["seen", "access", "update"]
 Reason = Literal["decay", "access", "update", "human"]
-HUMAN = "human"
 AGENT_PREFIX = "agent:"
 
 

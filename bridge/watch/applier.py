@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from bridge.core.entry import Note, Problem
+from bridge.core.operations import HUMAN
 from bridge.core.paths import UnsafePathError
 from bridge.index.search_index import SearchIndex
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
-from bridge.state.records import HUMAN
 from bridge.vault.journal import WriteJournal
 from bridge.vault.store import NoteError, NoteFile, VaultStore
 from bridge.watch.pending import Batch, resolve_moves

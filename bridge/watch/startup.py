@@ -13,12 +13,12 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bridge.core.entry import Note
+from bridge.core.operations import HUMAN
 from bridge.core.paths import UnsafePathError
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, reconcile
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
-from bridge.state.records import HUMAN
 from bridge.vault.journal import WriteJournal
 from bridge.vault.store import NoteError, VaultStore
 
