@@ -269,8 +269,8 @@ class SemanticIndex:
             self._drop(plan.path)
         spans = [(p.first, p.last) for p in plan.passages]
         self.matrix.put(plan.nid, spans, vectors)
-        self._bump()
         with self._cond:
+            self._version += 1
             self._nid[plan.path] = plan.nid
             self._forget_language(plan.nid)
             self._lang[plan.nid] = plan.lang
@@ -288,8 +288,8 @@ class SemanticIndex:
         if nid is None:
             return
         self.matrix.drop(nid)
-        self._bump()
         with self._cond:
+            self._version += 1
             self._forget_language(nid)
             self._lang.pop(nid, None)
             self._editions = None
@@ -446,6 +446,11 @@ class SemanticIndex:
         if self._thread is not None and not (self.detector.loaded and self._model_ready()):
             return DenseFound((), None, 0.0)
         lang = self.question_language(text)
+        if self._thread is not None and not self._caught_up:
+            # Until every note was embedded once the channel neither ranks nor judges
+            # (`DenseFound.covered`): only the question's language is of use, so the question
+            # is not embedded (10 ms of a core the embedding thread is using).
+            return DenseFound((), lang, 0.0, None, covered=False)
         vector = self.embed_question(text, lang)
         if vector is None:
             return DenseFound((), lang, 0.0)
@@ -453,9 +458,7 @@ class SemanticIndex:
         found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
         # With `serve`'s thread, the line it keeps current; without, worked out on need.
         line = self._kept_line() if self._thread is not None else self.off_topic_line()
-        top = found[0].score if found else 0.0
-        covered = self._thread is None or self._caught_up  # see `DenseFound.covered`
-        return DenseFound(found, lang, top, line, covered)
+        return DenseFound(found, lang, found[0].score if found else 0.0, line)
 
     def off_topic_line(self) -> float | None:
         """The cosine under which a question is off-topic in this vault (`calibration`):
