@@ -74,6 +74,8 @@ class PassagePlanner:
         self.words = words
         self.most = most
         self.boilerplate: frozenset[str] = frozenset()
+        # Languages told before their notes are planned (`language`): path -> (content, lang).
+        self._told: dict[str, tuple[str, str | None]] = {}
 
     def signature(self) -> str:
         """What passages depend on besides a note's text: the rule, its sizes, the template."""
@@ -113,6 +115,14 @@ class PassagePlanner:
     def _skipped(self, lang: str | None) -> bool:
         return lang is not None and not self.identity.serves(lang)
 
+    def language(self, rec: NoteRecord) -> str | None:
+        """The note's language, told before its passages are planned, and kept for `fresh`
+        (the detector runs once per note whichever comes first)."""
+        texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+        lang = self._language(rec.path, [texts[k].text for k in sorted(texts)])
+        self._told[rec.path] = (rec.content, lang)
+        return lang
+
     def fresh(self, rec: NoteRecord) -> NotePlan:
         """The note's plan from its indexed blocks."""
         texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
@@ -125,7 +135,11 @@ class PassagePlanner:
             )
             for (_, ord_), block in sorted(texts.items())
         ]
-        lang = self._language(rec.path, [b.text for b in blocks])
+        told = self._told.pop(rec.path, None)
+        if told is not None and told[0] == rec.content:
+            lang = told[1]
+        else:
+            lang = self._language(rec.path, [b.text for b in blocks])
         if self._skipped(lang):
             return NotePlan(rec.path, rec.nid, rec.content, lang, ())
         found = passages(rec.title, blocks, self.words, self.most, self.boilerplate)

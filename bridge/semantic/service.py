@@ -69,6 +69,7 @@ class SemanticIndex:
         self._queue: dict[str, None] = {}  # paths to (re)plan, oldest first
         self._nid: dict[str, int] = {}  # path -> note id its vectors are under
         self._lang: dict[int, str | None] = {}
+        self._told_nid: dict[str, int] = {}  # path -> the note id its language is counted under
         self._languages: Counter[str] = Counter()
         # Notes under a top-level folder named by a language code: the code, and per code
         # the languages its notes' texts are in (which folders are editions: `edition_folders`).
@@ -151,6 +152,7 @@ class SemanticIndex:
                 self.load()
             self._warm()
             self._bump()  # the model answers questions from now on
+            self._learn_languages()
             while True:
                 with self._cond:
                     while not self._queue and not self._stopping:
@@ -272,26 +274,72 @@ class SemanticIndex:
         with self._cond:
             self._version += 1
             self._nid[plan.path] = plan.nid
-            self._forget_language(plan.nid)
-            self._lang[plan.nid] = plan.lang
-            code = folder_language(plan.path)
+            self._know(plan.path, plan.nid, plan.lang)
+
+    def _know(self, path: str, nid: int, lang: str | None) -> None:
+        """Count note `nid` (at `path`) as in `lang` (under `_cond`)."""
+        old = self._told_nid.get(path)
+        if old is not None and old != nid:
+            self._forget_language(old)
+            self._lang.pop(old, None)
+        self._told_nid[path] = nid
+        self._forget_language(nid)
+        self._lang[nid] = lang
+        code = folder_language(path)
+        if code is not None:
+            self._folder[nid] = code
+        if lang is not None:
+            self._languages[lang] += 1
             if code is not None:
-                self._folder[plan.nid] = code
-            if plan.lang is not None:
-                self._languages[plan.lang] += 1
-                if code is not None:
-                    self._folder_languages.setdefault(code, Counter())[plan.lang] += 1
-            self._editions = None
+                self._folder_languages.setdefault(code, Counter())[lang] += 1
+        self._editions = None
+
+    def _learn_languages(self) -> None:
+        """Tell every queued note's language before embedding any (`serve`'s first pass).
+
+        Trigger: on a vault laid out in six languages, a fresh `serve` gave 3 of 28 English
+        questions another edition's page first until the vault was embedded (minutes on a
+        large vault): a note's language was known only once its passages were embedded, and
+        the question's language demotes only notes whose language is known. Why a pass of
+        its own: telling a language reads the note's blocks and runs the detector (about a
+        millisecond a note), embedding its passages takes a hundred times that. Outcome:
+        every note's language within seconds of the start (minutes at 100,000 notes), the
+        detector still run once per note (the planner keeps what it told); a stored note's
+        language comes from the vector file.
+        """
+        with self._cond:
+            paths = list(self._queue)
+        for start in range(0, len(paths), _NOTES_PER_STEP):
+            if self._stopping:
+                return
+            chunk = paths[start : start + _NOTES_PER_STEP]
+            nids = [stamp.nid for p in chunk if (stamp := self.index.stamp(p)) is not None]
+            records = self.index.records(nids)
+            told: list[tuple[str, int, str | None]] = []
+            for rec in records.values():
+                stored = self._stored.get(rec.path)
+                if stored is not None and stored.content == rec.content:
+                    told.append((rec.path, rec.nid, stored.lang))
+                else:
+                    told.append((rec.path, rec.nid, self.planner.language(rec)))
+            with self._cond:
+                for path, nid, lang in told:
+                    if path not in self._nid:  # one embedded meanwhile knows its own
+                        self._know(path, nid, lang)
+                self._version += 1
 
     def _drop(self, path: str) -> None:
         nid = self._nid.pop(path, None)
-        if nid is None:
-            return
-        self.matrix.drop(nid)
+        if nid is not None:
+            self.matrix.drop(nid)
         with self._cond:
+            told = self._told_nid.pop(path, None)
+            if nid is None and told is None:
+                return
             self._version += 1
-            self._forget_language(nid)
-            self._lang.pop(nid, None)
+            for gone in {n for n in (nid, told) if n is not None}:
+                self._forget_language(gone)
+                self._lang.pop(gone, None)
             self._editions = None
 
     def _forget_language(self, nid: int) -> None:

@@ -3,12 +3,18 @@ embeds only English notes, and a note's declared `lang` wins over detection."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bridge.runtime import Bridge, open_bridge
+from bridge.semantic.model import Kind
 from bridge.settings import Settings
+from tests.conftest import CEILING, open_test_bridge
+from tests.watch.conftest import wait_until
 
 NOTES = {
     "en/Sync your notes.md": (
@@ -86,6 +92,12 @@ BACKUP = (
     "away from home, and check now and then that a restore works. Sync is no backup: it "
     "copies a deletion to every device as faithfully as an edit.\n"
 )
+# A German page on backups whose commands and file names are English words.
+DE_BACKUP = (
+    "# Sicherung\n\nKopiere den Ordner deines Tresors einmal pro Woche auf ein externes "
+    "Laufwerk (backup vault external drive). Eine Sicherung ist eine Kopie, aus der du "
+    "wiederherstellst, wenn eine Festplatte ausfällt.\n"
+)
 EDITIONS = {
     "en/Back up your vault.md": BACKUP,
     "en/Sync your notes.md": NOTES["en/Sync your notes.md"],
@@ -124,4 +136,44 @@ def test_an_english_question_gets_the_english_edition_before_an_untranslated_cop
         # Its text is English all the same: the English model embeds it.
         assert bridge.semantic_status()["languages"] == {"en": 3, "zh": 2, "de": 1}
     finally:
+        bridge.close()
+
+
+class _Held:
+    """The real model, embedding no passage until released: a fresh `serve` whose first
+    batch is still being embedded (minutes on a large vault)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.release = model, threading.Event()
+
+    @property
+    def identity(self) -> Any:
+        return self.model.identity
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Any:
+        if kind == "passage":
+            self.release.wait(CEILING)
+        return self.model.embed(texts, kind)
+
+
+def test_a_fresh_serve_knows_every_note_language_before_it_embeds_one(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    for path, text in {**EDITIONS, "de/Sicherung.md": DE_BACKUP}.items():
+        target = vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    semantic = bridge.semantic
+    assert semantic is not None
+    held = _Held(semantic.embedder)
+    semantic.embedder = held
+    try:
+        semantic.start()
+        wait_until(lambda: semantic.status()["languages"] == {"en": 3, "zh": 2, "de": 2})
+        assert semantic.status()["embedded"] == 0 and semantic.status()["state"] == "embedding"
+        for question in ("back up vault external drive", "backup vault"):
+            found = bridge.engine.search(question, limit=5)
+            assert found.sources[0].path == "en/Back up your vault.md", question
+    finally:
+        held.release.set()
         bridge.close()
