@@ -123,6 +123,10 @@ class PassagePlanner:
         self._told[rec.path] = (rec.content, lang)
         return lang
 
+    def forget(self, path: str) -> None:
+        """A note gone before it was planned: its told language is not kept."""
+        self._told.pop(path, None)
+
     def fresh(self, rec: NoteRecord) -> NotePlan:
         """The note's plan from its indexed blocks."""
         texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])

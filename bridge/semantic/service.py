@@ -224,6 +224,7 @@ class SemanticIndex:
         if stamp is None:
             self._drop(path)
             self.store.forget([path])
+            self.planner.forget(path)
             return None
         rec = self.index.records([stamp.nid]).get(stamp.nid)
         if rec is None:
