@@ -14,6 +14,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 
 import numpy as np
 
@@ -76,7 +77,6 @@ class SemanticIndex:
         self._folder: dict[int, str] = {}
         self._folder_languages: dict[str, Counter[str]] = {}
         self._editions: frozenset[str] | None = frozenset()  # None: to be worked out again
-        self._stored: dict[str, StoredNote] = {}
         self._loaded = False
         self._working = False
         self._stopping = False
@@ -102,17 +102,18 @@ class SemanticIndex:
     def load(self) -> None:
         """Take stock: every indexed note is queued; those stored for their current content
         are loaded from the vector file when their turn comes, without embedding."""
-        self._stored = self.store.notes()
         records = self.index.all_records()
         self.planner.count_boilerplate(self.store, records)
         plan = self.planner.signature()
+        stored = self.store.paths()
         if self.store.meta("plan") != plan:
             # Passages are cut by other rules now: every note is planned again, and only
             # passages whose text changed are embedded (vectors are keyed by text).
-            self._stored = {}
+            self.store.forget(stored)
+            stored = set()
             self.store.set_meta("plan", plan)
-        gone = set(self._stored) - {r.path for r in records}
-        self.store.forget(gone)
+        self.store.forget(stored - {r.path for r in records})
+        del stored
         self._line = self._stored_line()  # checked against the passages when next asked
         with self._cond:
             self._loaded = True
@@ -202,14 +203,15 @@ class SemanticIndex:
         a question asked once `wait_idle` returns meets the vault's line, not the model's.
         """
         with self._cond:
-            paths = list(self._queue)[:_NOTES_PER_STEP]
+            paths = list(islice(self._queue, _NOTES_PER_STEP))
             for path in paths:
                 del self._queue[path]
             self._working = True
         try:
+            stored = self.store.notes(paths)  # a step's at a time: all at once held 94 MB
             if not embed:  # only what is stored can be served without embedding
-                paths = [p for p in paths if p in self._stored or self.index.stamp(p) is None]
-            plans = [plan for path in paths if (plan := self._plan(path)) is not None]
+                paths = [p for p in paths if p in stored or self.index.stamp(p) is None]
+            plans = [plan for p in paths if (plan := self._plan(p, stored.get(p))) is not None]
             self._embed(plans, embed)
             if settle and not self._queue:
                 self.off_topic_line()
@@ -219,7 +221,7 @@ class SemanticIndex:
                 self._working = False
                 self._cond.notify_all()
 
-    def _plan(self, path: str) -> NotePlan | None:
+    def _plan(self, path: str, stored: StoredNote | None) -> NotePlan | None:
         stamp = self.index.stamp(path)
         if stamp is None:
             self._drop(path)
@@ -229,7 +231,7 @@ class SemanticIndex:
         rec = self.index.records([stamp.nid]).get(stamp.nid)
         if rec is None:
             return None  # not committed yet: its commit will queue it again
-        return self.planner.from_store(rec, self._stored.pop(path, None))
+        return self.planner.from_store(rec, stored)
 
     def _fresh_plan_of(self, plan: NotePlan) -> NotePlan:
         rec = self.index.records([plan.nid]).get(plan.nid)
@@ -316,11 +318,12 @@ class SemanticIndex:
             chunk = paths[start : start + _NOTES_PER_STEP]
             nids = [stamp.nid for p in chunk if (stamp := self.index.stamp(p)) is not None]
             records = self.index.records(nids)
+            heads = self.store.heads(chunk)
             told: list[tuple[str, int, str | None]] = []
             for rec in records.values():
-                stored = self._stored.get(rec.path)
-                if stored is not None and stored.content == rec.content:
-                    told.append((rec.path, rec.nid, stored.lang))
+                stored = heads.get(rec.path)
+                if stored is not None and stored[0] == rec.content:
+                    told.append((rec.path, rec.nid, stored[1]))
                 else:
                     told.append((rec.path, rec.nid, self.planner.language(rec)))
             with self._cond:

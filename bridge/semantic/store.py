@@ -15,12 +15,14 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from bridge.semantic.model import ModelIdentity, Vectors
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -112,18 +114,43 @@ class VectorStore:
 
     # -- reading -----------------------------------------------------------------------
 
-    def notes(self) -> dict[str, StoredNote]:
-        """Every embedded note, with its passages in order."""
+    def paths(self) -> set[str]:
+        """Every embedded note's path."""
         with self._lock:
-            heads = self._db.execute("SELECT path, content, lang FROM notes").fetchall()
-            spans: dict[str, list[Unit]] = {}
-            for path, first, last, key in self._db.execute(
-                "SELECT path, first, last, key FROM units ORDER BY path, seq"
-            ):
-                spans.setdefault(path, []).append(Unit(first, last, key))
+            return {row[0] for row in self._db.execute("SELECT path FROM notes")}
+
+    def heads(self, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """The stored content key and language of those of `paths` that are embedded."""
+        out: dict[str, tuple[str, str | None]] = {}
+        with self._lock:
+            for part in _chunks(list(paths)):
+                marks = ",".join("?" * len(part))
+                for path, content, lang in self._db.execute(
+                    f"SELECT path, content, lang FROM notes WHERE path IN ({marks})", part
+                ):
+                    out[path] = (content, lang)
+        return out
+
+    def notes(self, paths: Sequence[str]) -> dict[str, StoredNote]:
+        """Those of `paths` that are embedded, with their passages in order.
+
+        Asked a step's notes at a time: all 100,000 notes' passage lists at once held 94 MB
+        while a warm `serve` loaded them (docs/benchmarks.md, "At 100,000 notes").
+        """
+        heads = self.heads(paths)
+        spans: dict[str, list[Unit]] = {}
+        with self._lock:
+            for part in _chunks(list(heads)):
+                marks = ",".join("?" * len(part))
+                for path, first, last, key in self._db.execute(
+                    f"SELECT path, first, last, key FROM units WHERE path IN ({marks}) "
+                    "ORDER BY path, seq",
+                    part,
+                ):
+                    spans.setdefault(path, []).append(Unit(first, last, key))
         return {
             path: StoredNote(path, content, lang, tuple(spans.get(path, ())))
-            for path, content, lang in heads
+            for path, (content, lang) in heads.items()
         }
 
     def have(self, keys: Iterable[bytes]) -> set[bytes]:
@@ -217,6 +244,6 @@ class _Transaction:
         self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
 
-def _chunks(items: list[bytes]) -> Iterator[list[bytes]]:
+def _chunks(items: list[_T]) -> Iterator[list[_T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
