@@ -279,3 +279,22 @@ def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
         held.release.set()
         bridge.close()
         words.close()
+
+
+def test_passages_cut_by_new_rules_never_come_from_the_old_rules_rows(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    _embedded(template_vault, state).close()  # passages of up to 160 words
+    cut = open_bridge(Settings(vault=template_vault, state_dir=state, embed_passage_words=40))
+    cut.sync()
+    assert cut.semantic is not None
+    cut.semantic.load()  # the new rules taken on, then stopped before any note is planned again
+    cut.close()
+    again = _embedded(template_vault, state, embed_passage_words=40)
+    fresh = _embedded(template_vault, tmp_path / "fresh", embed_passage_words=40)
+    try:
+        assert again.semantic_status()["sections"] == fresh.semantic_status()["sections"]
+    finally:
+        again.close()
+        fresh.close()
