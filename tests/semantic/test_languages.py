@@ -3,17 +3,14 @@ embeds only English notes, and a note's declared `lang` wins over detection."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bridge.runtime import Bridge, open_bridge
-from bridge.semantic.model import Kind
 from bridge.settings import Settings
-from tests.conftest import CEILING, open_test_bridge
+from tests.conftest import open_test_bridge
+from tests.semantic.conftest import HeldBack
 from tests.watch.conftest import wait_until
 
 NOTES = {
@@ -139,23 +136,6 @@ def test_an_english_question_gets_the_english_edition_before_an_untranslated_cop
         bridge.close()
 
 
-class _Held:
-    """The real model, embedding no passage until released: a fresh `serve` whose first
-    batch is still being embedded (minutes on a large vault)."""
-
-    def __init__(self, model: Any) -> None:
-        self.model, self.release = model, threading.Event()
-
-    @property
-    def identity(self) -> Any:
-        return self.model.identity
-
-    def embed(self, texts: Sequence[str], kind: Kind) -> Any:
-        if kind == "passage":
-            self.release.wait(CEILING)
-        return self.model.embed(texts, kind)
-
-
 def test_a_fresh_serve_knows_every_note_language_before_it_embeds_one(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     for path, text in {**EDITIONS, "de/Sicherung.md": DE_BACKUP}.items():
@@ -165,7 +145,7 @@ def test_a_fresh_serve_knows_every_note_language_before_it_embeds_one(tmp_path: 
     bridge = open_test_bridge(vault, tmp_path / "state")
     semantic = bridge.semantic
     assert semantic is not None
-    held = _Held(semantic.embedder)
+    held = HeldBack(semantic.embedder)  # every batch
     semantic.embedder = held
     try:
         semantic.start()

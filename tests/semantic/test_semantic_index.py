@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from bridge.core.text import normalise_query
 from bridge.core.tiers import Route, route
 from bridge.index.analysis import query_terms
 from bridge.runtime import Bridge, open_bridge
 from bridge.semantic.lazy import LazyEmbedder
-from bridge.semantic.model import Kind
 from bridge.settings import Settings
 from tests.conftest import CEILING, open_test_bridge
+from tests.semantic.conftest import HeldBack
 from tests.watch.conftest import wait_until
 
 ON_CALL = "team/practices/incidents/on_call.md"
@@ -229,23 +227,6 @@ def test_no_off_topic_verdict_from_a_channel_that_has_not_seen_the_whole_vault(
         bridge.close()
 
 
-class _HeldBack:
-    """The real model, holding back the batch that holds one note's text until released: as
-    on a fresh `serve` whose answering note is embedded last (the Hub's guides)."""
-
-    def __init__(self, model: Any, marker: str) -> None:
-        self.model, self.marker, self.release = model, marker, threading.Event()
-
-    @property
-    def identity(self) -> Any:
-        return self.model.identity
-
-    def embed(self, texts: Sequence[str], kind: Kind) -> Any:
-        if kind == "passage" and any(self.marker in text for text in texts):
-            self.release.wait(CEILING)
-        return self.model.embed(texts, kind)
-
-
 def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
     template_vault: Path, tmp_path: Path
 ) -> None:
@@ -258,7 +239,7 @@ def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
     try:
         semantic = bridge.semantic
         assert semantic is not None
-        held = _HeldBack(semantic.embedder, "Four engineers rotate weekly")
+        held = HeldBack(semantic.embedder, "Four engineers rotate weekly")
         semantic.embedder = held
         semantic.start()
         wait_until(lambda: semantic.status()["embedded"] >= 64)  # the fillers have vectors
