@@ -24,6 +24,7 @@ from bridge.core.passages import (
     passages,
     readable,
 )
+from bridge.index.documents import IndexedBlock
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import SearchIndex
 from bridge.semantic.languages import LanguageDetector
@@ -97,7 +98,7 @@ class PassagePlanner:
             return
         counts: Counter[str] = Counter()
         for rec in records:
-            texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+            texts = self._blocks(rec)
             counts.update(note_lines([texts[k].text for k in sorted(texts)]))
         self.boilerplate = boilerplate_lines(counts, len(records))
         store.set_meta("boilerplate", json.dumps(sorted(self.boilerplate)))
@@ -112,13 +113,17 @@ class PassagePlanner:
             return NotePlan(rec.path, rec.nid, rec.content, stored.lang, found)
         return self.fresh(rec)
 
+    def _blocks(self, rec: NoteRecord) -> dict[tuple[int, int], IndexedBlock]:
+        """The note's indexed blocks, by (note id, order)."""
+        return self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+
     def _skipped(self, lang: str | None) -> bool:
         return lang is not None and not self.identity.serves(lang)
 
     def language(self, rec: NoteRecord) -> str | None:
         """The note's language, told before its passages are planned, and kept for `fresh`
         (the detector runs once per note whichever comes first)."""
-        texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+        texts = self._blocks(rec)
         lang = self._language(rec.path, [texts[k].text for k in sorted(texts)])
         self._told[rec.path] = (rec.content, lang)
         return lang
@@ -129,7 +134,7 @@ class PassagePlanner:
 
     def fresh(self, rec: NoteRecord) -> NotePlan:
         """The note's plan from its indexed blocks."""
-        texts = self.index.blocks([(rec.nid, i) for i in range(rec.blocks)])
+        texts = self._blocks(rec)
         blocks = [
             PassageBlock(
                 ord_,

@@ -113,7 +113,6 @@ class SemanticIndex:
             stored = set()
             self.store.set_meta("plan", plan)
         self.store.forget(stored - {r.path for r in records})
-        del stored
         self._line = self._stored_line()  # checked against the passages when next asked
         with self._cond:
             self._loaded = True
@@ -337,13 +336,13 @@ class SemanticIndex:
         if nid is not None:
             self.matrix.drop(nid)
         with self._cond:
+            # Every note served was told (`_know`), under the same id: one id to forget.
             told = self._told_nid.pop(path, None)
-            if nid is None and told is None:
+            if told is None:
                 return
             self._version += 1
-            for gone in {n for n in (nid, told) if n is not None}:
-                self._forget_language(gone)
-                self._lang.pop(gone, None)
+            self._forget_language(told)
+            self._lang.pop(told, None)
             self._editions = None
 
     def _forget_language(self, nid: int) -> None:
