@@ -13,7 +13,9 @@ them, nothing opened). Reported: the first source answers, an answer among the f
 mean reciprocal rank over the first 10 sources, off-topic questions answered "Nothing in
 memory" (`ood`), real questions wrongly flagged, and which tier answered. `--set` changes a
 setting (`--set embed_model=off` measures lexical-only); the table says what was on.
-`--state` keeps the index (and vectors) between runs; the first run builds them. The
+`--state` keeps the index (and vectors) between runs; the first run builds them.
+`--channels` also ranks every real question by the dense channel alone (its own passage
+search, nothing recorded) and lists where the fused answer lost, or won, what it found. The
 lifecycle state (uses, importance) starts afresh each run, so one run's answers cannot
 reorder the next run's.
 
@@ -175,6 +177,57 @@ def speed(bridge: Bridge, data: dict[str, Any], rounds: int) -> dict[str, Any]:
     return out
 
 
+def channels(bridge: Bridge, data: dict[str, Any], asked: list[Asked]) -> dict[str, Any] | None:
+    """The dense channel alone beside the product's fused answer, question by question.
+
+    Each real question's notes in the order of their best passage (the channel's own
+    search, `depth` passages, as the engine asks it; nothing recorded), against the rank
+    the product gave (`asked`). `lost` lists the questions whose answer the channel alone
+    had within 3 and the fused answer did not: where the fusion threw away what the channel
+    found (the other way round: `won`). None without a dense channel.
+    """
+    semantic = bridge.semantic
+    if semantic is None:
+        return None
+    depth = bridge.engine.retriever.params.dense.depth
+    given = {a.qid: a.rank for a in asked}
+    dense: dict[str, int | None] = {}
+    for q in data["questions"]:
+        found = semantic.find(q["question"], None, depth)
+        if not found.hits:
+            continue  # a language the model does not serve: lexical only
+        notes: list[str] = []
+        for hit in found.hits:
+            path = bridge.index.path_of(hit.nid)
+            if path is not None and path not in notes:
+                notes.append(path)
+        answers = set(q["answers"])
+        dense[q["id"]] = next((i for i, p in enumerate(notes[:10], 1) if p in answers), None)
+
+    def within(rank: int | None, n: int) -> bool:
+        return rank is not None and rank <= n
+
+    def rates(ranks: dict[str, int | None]) -> dict[str, float]:
+        n = max(1, len(ranks))
+        return {
+            "questions": len(ranks),
+            "first": round(100 * sum(r == 1 for r in ranks.values()) / n, 1),
+            "within_3": round(100 * sum(within(r, 3) for r in ranks.values()) / n, 1),
+            "mrr": round(sum(1 / r for r in ranks.values() if r) / n, 3),
+        }
+
+    return {
+        "dense_alone": rates(dense),
+        "fused_same_questions": rates({qid: given[qid] for qid in dense}),
+        "lost": {
+            q: [r, given[q]] for q, r in dense.items() if within(r, 3) and not within(given[q], 3)
+        },
+        "won": {
+            q: [r, given[q]] for q, r in dense.items() if within(given[q], 3) and not within(r, 3)
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, required=True)
@@ -189,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         metavar="ROUNDS",
         help="also time tier-2 retrieval with and without the dense channel, alternated",
+    )
+    parser.add_argument(
+        "--channels",
+        action="store_true",
+        help="also rank by the dense channel alone, beside the fused answer",
     )
     args = parser.parse_args(argv)
     data = json.loads(args.questions.read_text(encoding="utf-8"))
@@ -207,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             built = time.perf_counter() - start
             asked = ask_all(bridge, data)
             timing = speed(bridge, data, args.speed) if args.speed else None
+            by_channel = channels(bridge, data, asked) if args.channels else None
         finally:
             bridge.close()
     report = summarise(asked) | {
@@ -214,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         "index_seconds": round(built, 1),
         "semantic": ready,
         "speed": timing,
+        "channels": by_channel,
     }
     if args.per_question:
         report["per_question"] = [a.__dict__ for a in asked]
@@ -237,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         f"questions flagged {report['real_flagged']}; tiers {report['tiers']}; median "
         f"{report['latency_ms_median']} ms; misses {' '.join(report['misses'])}"
     )
+    if by_channel is not None:
+        console.print(f"dense channel alone: {by_channel}")
     if report["other_language_first"] is not None:
         console.print(
             f"first source in another language's folder: {report['other_language_first']}"
