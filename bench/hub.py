@@ -104,19 +104,24 @@ def ask_all(bridge: Bridge, data: dict[str, Any]) -> list[Asked]:
     return out
 
 
+def rank_rates(ranks: list[int | None]) -> dict[str, float]:
+    """First, within 3 and MRR over the first 10 of 1-based ranks (None: not in the first 10)."""
+    n = max(1, len(ranks))
+    return {
+        "questions": len(ranks),
+        "first": round(100 * sum(r == 1 for r in ranks) / n, 1),
+        "within_3": round(100 * sum(r is not None and r <= 3 for r in ranks) / n, 1),
+        "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
+    }
+
+
 def summarise(asked: list[Asked]) -> dict[str, Any]:
     """The bench's figures: hit@1, hit@3 and MRR per kind of question, off-topic flagged."""
     real = [a for a in asked if a.words != "off"]
     off = [a for a in asked if a.words == "off"]
 
     def rates(group: list[Asked]) -> dict[str, float]:
-        n = max(1, len(group))
-        return {
-            "questions": len(group),
-            "first": round(100 * sum(a.rank == 1 for a in group) / n, 1),
-            "within_3": round(100 * sum(a.rank is not None and a.rank <= 3 for a in group) / n, 1),
-            "mrr": round(sum(1 / a.rank for a in group if a.rank) / n, 3),
-        }
+        return rank_rates([a.rank for a in group])
 
     # In a vault laid out by language folders (`en/`, `zh/`...): a first source from another
     # language's folder than the question's (questions that give their `lang` only).
@@ -207,18 +212,9 @@ def channels(bridge: Bridge, data: dict[str, Any], asked: list[Asked]) -> dict[s
     def within(rank: int | None, n: int) -> bool:
         return rank is not None and rank <= n
 
-    def rates(ranks: dict[str, int | None]) -> dict[str, float]:
-        n = max(1, len(ranks))
-        return {
-            "questions": len(ranks),
-            "first": round(100 * sum(r == 1 for r in ranks.values()) / n, 1),
-            "within_3": round(100 * sum(within(r, 3) for r in ranks.values()) / n, 1),
-            "mrr": round(sum(1 / r for r in ranks.values() if r) / n, 3),
-        }
-
     return {
-        "dense_alone": rates(dense),
-        "fused_same_questions": rates({qid: given[qid] for qid in dense}),
+        "dense_alone": rank_rates(list(dense.values())),
+        "fused_same_questions": rank_rates([given[qid] for qid in dense]),
         "lost": {
             q: [r, given[q]] for q, r in dense.items() if within(r, 3) and not within(given[q], 3)
         },
