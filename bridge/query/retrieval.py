@@ -8,6 +8,7 @@ applies them in order (docs/query.md, "Ranking").
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -519,7 +520,13 @@ def _may_fuse(later: Future[DenseFound] | None) -> bool:
     return bool(found.hits) and found.covered
 
 
-@lru_cache(maxsize=4_096)
+@lru_cache(maxsize=16_384)
 def _title_words(title: str) -> frozenset[str]:
-    """A title's index terms (stop words dropped, stemmed), as a question's are analysed."""
-    return frozenset(analyze(title))
+    """A title's index terms (stop words dropped, stemmed), as a question's are analysed.
+
+    Kept for 16,384 titles, the stems interned (one string for every title holding it): with
+    4,096 a vault of 10,000 notes overflowed it and a tier-2 answer spent 6% analysing titles
+    again; 16,384 took it 11-14% faster there (`bench/engine_speed.py`), for about 8 MB once
+    full (481 bytes a title there; docs/benchmarks.md).
+    """
+    return frozenset(map(sys.intern, analyze(title)))
