@@ -29,6 +29,12 @@ class DenseFound:
     # no vectors yet, so the channel neither ranks nor says "off-topic" (docs/query.md).
     covered: bool = True
 
+    @property
+    def ranks(self) -> bool:
+        """The hits take part in the ranking: there are some, from a channel that has seen
+        the whole vault. Otherwise the lexical rule ranks alone."""
+        return bool(self.hits) and self.covered
+
 
 NO_DENSE = DenseFound((), None, 0.0)
 

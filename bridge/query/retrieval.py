@@ -313,7 +313,7 @@ class Retriever:
         had vectors (docs/benchmarks.md, "A fresh serve"). Outcome: `serve` ranks by words
         until the vault is embedded, then by meaning too.
         """
-        if not dense.hits or not dense.covered:
+        if not dense.ranks:
             return LEXICAL
         return channel_weights(coverage, self.params.dense)
 
@@ -508,16 +508,13 @@ def _may_fuse(later: Future[DenseFound] | None) -> bool:
     `serve` still embedding the vault, a question in a language the model does not serve, a
     CLI query before any note was embedded. It was 13% of a tier-2 answer's time on 10,000
     generated notes with no vectors (py-spy, `bench/engine_speed.py`). Outcome: when the
-    dense search has already come back without usable hits, it is not measured; while the
+    dense search has already come back with nothing that ranks, it is not measured; while the
     question is still being embedded it is, beside it, as before. Nothing else changes:
-    `_channel_weights` reads the coverage only for usable hits.
+    `_channel_weights` reads the coverage only when the hits rank (`DenseFound.ranks`).
     """
     if later is None:
         return False
-    if not later.done():
-        return True
-    found = later.result()
-    return bool(found.hits) and found.covered
+    return not later.done() or later.result().ranks
 
 
 @lru_cache(maxsize=16_384)
