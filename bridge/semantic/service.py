@@ -106,13 +106,14 @@ class SemanticIndex:
         self.planner.count_boilerplate(self.store, records)
         plan = self.planner.signature()
         stored = self.store.paths()
-        if self.store.meta("plan") != plan:
-            # Passages are cut by other rules now: every note is planned again, and only
-            # passages whose text changed are embedded (vectors are keyed by text).
-            self.store.forget(stored)
-            stored = set()
+        # Passages cut by other rules now: every note's rows go (before the new rules are
+        # recorded, so a kill -9 between the two never trusts old rows), every note is
+        # planned again, and only passages whose text changed are embedded (vectors are
+        # keyed by text). Otherwise only the rows of notes gone from the vault go.
+        new_rules = self.store.meta("plan") != plan
+        self.store.forget(stored if new_rules else stored - {r.path for r in records})
+        if new_rules:
             self.store.set_meta("plan", plan)
-        self.store.forget(stored - {r.path for r in records})
         self._line = self._stored_line()  # checked against the passages when next asked
         with self._cond:
             self._loaded = True
