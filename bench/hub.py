@@ -104,13 +104,17 @@ def ask_all(bridge: Bridge, data: dict[str, Any]) -> list[Asked]:
     return out
 
 
+def _within(rank: int | None, n: int) -> bool:
+    return rank is not None and rank <= n
+
+
 def rank_rates(ranks: list[int | None]) -> dict[str, float]:
     """First, within 3 and MRR over the first 10 of 1-based ranks (None: not in the first 10)."""
     n = max(1, len(ranks))
     return {
         "questions": len(ranks),
         "first": round(100 * sum(r == 1 for r in ranks) / n, 1),
-        "within_3": round(100 * sum(r is not None and r <= 3 for r in ranks) / n, 1),
+        "within_3": round(100 * sum(_within(r, 3) for r in ranks) / n, 1),
         "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
     }
 
@@ -209,17 +213,14 @@ def channels(bridge: Bridge, data: dict[str, Any], asked: list[Asked]) -> dict[s
         answers = set(q["answers"])
         dense[q["id"]] = next((i for i, p in enumerate(notes[:10], 1) if p in answers), None)
 
-    def within(rank: int | None, n: int) -> bool:
-        return rank is not None and rank <= n
-
     return {
         "dense_alone": rank_rates(list(dense.values())),
         "fused_same_questions": rank_rates([given[qid] for qid in dense]),
         "lost": {
-            q: [r, given[q]] for q, r in dense.items() if within(r, 3) and not within(given[q], 3)
+            q: [r, given[q]] for q, r in dense.items() if _within(r, 3) and not _within(given[q], 3)
         },
         "won": {
-            q: [r, given[q]] for q, r in dense.items() if within(given[q], 3) and not within(r, 3)
+            q: [r, given[q]] for q, r in dense.items() if _within(given[q], 3) and not _within(r, 3)
         },
     }
 
