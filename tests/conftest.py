@@ -65,20 +65,25 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    """Tests never read the developer's own config file or VAULT_BRIDGE_* variables."""
+def _isolate(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
+    """No developer config file and no VAULT_BRIDGE_* variable reach the bridge."""
     import os
 
     for name in list(os.environ):
         if name.startswith("VAULT_BRIDGE_"):
             monkeypatch.delenv(name)
-    empty = tmp_path_factory.getbasetemp() / "empty-config.toml"
+    empty = base / "empty-config.toml"
     empty.touch()  # an explicit config file must exist; this one sets nothing
     monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(empty))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "xdg-data"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Tests never read the developer's own config file or VAULT_BRIDGE_* variables."""
+    _isolate(monkeypatch, tmp_path_factory.getbasetemp())
 
 
 def last_writer(state: Path, path: str) -> str | None:
@@ -97,6 +102,52 @@ def open_test_bridge(vault: Path, state: Path) -> Bridge:
 @pytest.fixture
 def bridge(template_vault: Path, tmp_path: Path) -> Iterator[Bridge]:
     opened = open_test_bridge(template_vault, tmp_path / "state")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def template_vectors(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The template vault's vector file, embedded by the real model once per test process.
+
+    Embedding the template's 30 passages takes 6-8 s of a core, and most dense-channel tests
+    need a vault that *has* vectors rather than to watch them being made: they start from a
+    copy of this file (`seed_vectors`), as a restarted `serve` starts from its own. The tests
+    about embedding itself (fresh, incremental, interrupted, in the background) start empty,
+    and one of them checks the warm start against a fresh embedding.
+    """
+    base = tmp_path_factory.mktemp("template-vectors")
+    shutil.copytree(TEMPLATE, base / "vault")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, base)
+        bridge = open_test_bridge(base / "vault", base / "state")
+        try:
+            bridge.prepare_semantic(embed=True)
+        finally:
+            bridge.close()
+    [vectors] = (base / "state" / "semantic").glob("*.sqlite")
+    return vectors
+
+
+def seed_vectors(vectors: Path, state: Path) -> Path:
+    """`state` (not opened yet) holding a copy of `vectors`, the template's vector file.
+
+    Only notes whose content is the template's take their vectors from it; any other note,
+    or one a test changed first, is embedded as usual.
+    """
+    folder = state / "semantic"
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(vectors, folder / vectors.name)  # closed cleanly: no -wal beside it
+    return state
+
+
+@pytest.fixture
+def embedded_bridge(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> Iterator[Bridge]:
+    """A bridge on a template copy whose every note has vectors (loaded, as after a restart)."""
+    opened = open_test_bridge(template_vault, seed_vectors(template_vectors, tmp_path / "state"))
+    opened.prepare_semantic(embed=True)
     yield opened
     opened.close()
 

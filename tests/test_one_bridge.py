@@ -15,7 +15,7 @@ import pytest
 
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
-from tests.conftest import CEILING, last_writer
+from tests.conftest import CEILING, last_writer, seed_vectors
 from tests.curate.helpers import make_repository, refuse_commits
 from tests.watch.conftest import wait_until
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
@@ -44,8 +44,12 @@ def _served_url(state: Path) -> str:
 
 
 @pytest.fixture
-def serving(template_vault: Path, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    state = tmp_path / "state"
+def serving(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> Iterator[tuple[Path, Path]]:
+    """A live `serve` on a template copy, restarted rather than new: its notes' vectors are
+    stored, so it does not spend a core embedding them while the test runs."""
+    state = seed_vectors(template_vectors, tmp_path / "state")
     proc = _serve(template_vault, state)
     try:
         _wait_for(_lines(proc), "watching")
@@ -170,9 +174,9 @@ def test_questions_from_the_cli_are_answered_by_serve(serving: tuple[Path, Path]
 
 
 def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(
-    template_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    template_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template_vectors: Path
 ) -> None:
-    vault, state = template_vault, tmp_path / "state"
+    vault, state = template_vault, seed_vectors(template_vectors, tmp_path / "state")
     make_repository(vault)
     refuse_commits(vault, "no commits today")
     monkeypatch.setenv("VAULT_BRIDGE_GIT_COMMIT", "true")  # for the CLI and for serve

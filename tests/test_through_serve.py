@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bridge.cli import main
-from tests.conftest import CEILING, TEMPLATE
+from tests.conftest import CEILING, TEMPLATE, seed_vectors
 from tests.test_one_bridge import COMMAND, stop
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
 
@@ -75,10 +75,11 @@ def _env(base: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
+def twins(tmp_path_factory: pytest.TempPathFactory, template_vectors: Path) -> Iterator[Twins]:
     base = tmp_path_factory.mktemp("twins")
     for name in ("served", "alone"):
         shutil.copytree(TEMPLATE, base / name / "vault")
+        seed_vectors(template_vectors, base / name / "state")  # both warm, alike
     (base / "files").mkdir()
     env = _env(base)
     served = (base / "served" / "vault", base / "served" / "state")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,13 +29,29 @@ class LiveApi:
         return {"Authorization": f"Bearer {self.token}"}
 
 
-@pytest.fixture
-def api(template_vault: Path, tmp_path: Path) -> Iterator[LiveApi]:
-    bridge = open_test_bridge(template_vault, tmp_path / "state")
+@contextmanager
+def served(bridge: Bridge) -> Iterator[LiveApi]:
+    """`bridge`'s API on a free loopback port, with a client and the token."""
     token = load_or_create_token(bridge.settings.state_path)
     server = BackgroundServer(create_app(bridge, token))
     url = server.start(timeout=CEILING)
-    with httpx.Client(base_url=url, timeout=CEILING) as client:
-        yield LiveApi(url, token, bridge, client)
-    server.stop()
+    try:
+        with httpx.Client(base_url=url, timeout=CEILING) as client:
+            yield LiveApi(url, token, bridge, client)
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def api(template_vault: Path, tmp_path: Path) -> Iterator[LiveApi]:
+    bridge = open_test_bridge(template_vault, tmp_path / "state")
+    with served(bridge) as live:
+        yield live
     bridge.close()
+
+
+@pytest.fixture
+def embedded_api(embedded_bridge: Bridge) -> Iterator[LiveApi]:
+    """The API of a bridge whose every note has vectors (`tests/conftest.embedded_bridge`)."""
+    with served(embedded_bridge) as live:
+        yield live

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bridge.semantic.model import Kind
-from tests.api.conftest import api  # noqa: F401 - a fixture, used by name
+from tests.api.conftest import api, embedded_api  # noqa: F401 - fixtures, used by name
 from tests.conftest import CEILING
 
 

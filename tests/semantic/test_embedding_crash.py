@@ -27,6 +27,10 @@ CHILD = textwrap.dedent(
 )
 
 
+# Enough notes for three steps of 64 after the first is committed: the kill lands mid-way.
+NOTES = 256
+
+
 def _embedded_notes(state: Path) -> int:
     files = list((state / "semantic").glob("*.sqlite"))
     if not files:
@@ -42,7 +46,7 @@ def test_a_kill_mid_way_loses_no_vector_and_the_next_start_goes_on(tmp_path: Pat
     vault, state = tmp_path / "vault", tmp_path / "state"
     vault.mkdir()
     (vault / ".obsidian").mkdir()
-    write_entries(vault, 400)
+    write_entries(vault, NOTES)
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(vault), str(state)])
     try:
         wait_until(lambda: _embedded_notes(state) >= 64 or child.poll() is not None)
@@ -57,14 +61,14 @@ def test_a_kill_mid_way_loses_no_vector_and_the_next_start_goes_on(tmp_path: Pat
     with sqlite3.connect(vectors) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         kept = db.execute("SELECT count(*) FROM notes").fetchone()[0]
-    assert 64 <= kept < 400
+    assert 64 <= kept < NOTES
 
     bridge = open_bridge(Settings(vault=vault, state_dir=state))
     try:
         bridge.sync()
         status = bridge.prepare_semantic(embed=True)
         assert status is not None and status["state"] == "ready"
-        assert status["embedded"] == 400
+        assert status["embedded"] == NOTES
         semantic = bridge.semantic
         assert semantic is not None
         assert 0 < semantic.embedded_now < int(str(status["sections"]))  # only the rest

@@ -16,7 +16,7 @@ from bridge.index.analysis import query_terms
 from bridge.runtime import Bridge, open_bridge
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.settings import Settings
-from tests.conftest import CEILING, open_test_bridge
+from tests.conftest import CEILING, open_test_bridge, seed_vectors
 from tests.semantic.conftest import HeldBack
 from tests.watch.conftest import wait_until
 
@@ -25,7 +25,11 @@ ON_CALL = "team/practices/incidents/on_call.md"
 PARAPHRASE = "who gets woken up at night when the site goes down?"
 
 
-def _embedded(vault: Path, state: Path, **settings: object) -> Bridge:
+def _embedded(vault: Path, state: Path, seed: Path | None = None, **settings: object) -> Bridge:
+    """A bridge whose every note has vectors; with `seed` (the template's vector file) only the
+    notes that differ from the template's are embedded."""
+    if seed is not None:
+        seed_vectors(seed, state)
     bridge = open_bridge(Settings(vault=vault, state_dir=state, **settings))
     bridge.sync()
     bridge.prepare_semantic(embed=True)
@@ -33,9 +37,9 @@ def _embedded(vault: Path, state: Path, **settings: object) -> Bridge:
 
 
 def test_a_question_in_other_words_finds_the_note_that_answers_it(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
-    with_dense = _embedded(template_vault, tmp_path / "dense")
+    with_dense = _embedded(template_vault, tmp_path / "dense", template_vectors)
     lexical = _embedded(template_vault, tmp_path / "lexical", embed_model="off")
     try:
         assert with_dense.semantic_status()["state"] == "ready"
@@ -82,9 +86,11 @@ def test_vectors_are_kept_across_restarts_and_reindexes_and_follow_a_move(
         after_move.close()
 
 
-def test_an_edited_note_is_embedded_again_and_only_it(template_vault: Path, tmp_path: Path) -> None:
+def test_an_edited_note_is_embedded_again_and_only_it(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()
+    _embedded(template_vault, state, template_vectors).close()
     note = template_vault / "engineering" / "deploy" / "rollback.md"
     note.write_text(
         note.read_text(encoding="utf-8") + "\nA rollback of the kiosk firmware needs a ladder.\n",
@@ -99,10 +105,10 @@ def test_an_edited_note_is_embedded_again_and_only_it(template_vault: Path, tmp_
 
 
 def test_the_cli_without_serve_uses_stored_vectors_and_embeds_no_note(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()
+    _embedded(template_vault, state, template_vectors).close()
     bridge = open_test_bridge(template_vault, state)
     try:
         bridge.prepare_semantic(embed=False)
@@ -114,10 +120,10 @@ def test_the_cli_without_serve_uses_stored_vectors_and_embeds_no_note(
 
 
 def test_another_model_gets_its_own_vectors_and_the_old_ones_are_not_mixed_in(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()
+    _embedded(template_vault, state, template_vectors).close()
     before = sorted(p.name for p in (state / "semantic").glob("*.sqlite"))
     other = _embedded(template_vault, state, embed_languages=["en", "de"])
     other.close()
@@ -130,17 +136,18 @@ def test_another_model_gets_its_own_vectors_and_the_old_ones_are_not_mixed_in(
     assert len(meta["weights"]) == 64  # the sha256 of the weights the vectors came from
 
 
-def test_a_question_without_words_gets_no_dense_answer_and_no_error(bridge: Bridge) -> None:
-    bridge.prepare_semantic(embed=True)  # once: embedding the vault is the slow part
+def test_a_question_without_words_gets_no_dense_answer_and_no_error(
+    embedded_bridge: Bridge,
+) -> None:
     for text in ("?", "   ", "!!!"):
-        assert bridge.engine.query(text).sources == [], text
+        assert embedded_bridge.engine.query(text).sources == [], text
 
 
 def test_serve_loads_the_model_before_the_first_question(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()  # every note embedded and stored
+    _embedded(template_vault, state, template_vectors).close()  # every note embedded and stored
     bridge = open_test_bridge(template_vault, state)
     try:
         semantic = bridge.semantic
@@ -157,10 +164,10 @@ def test_serve_loads_the_model_before_the_first_question(
 
 
 def test_a_question_while_serve_loads_the_model_is_answered_without_waiting(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()
+    _embedded(template_vault, state, template_vectors).close()
     bridge = open_test_bridge(template_vault, state)
     try:
         semantic = bridge.semantic
@@ -204,9 +211,9 @@ def test_a_question_asked_before_the_vault_is_embedded_is_answered_again_after(
 
 
 def test_no_off_topic_verdict_from_a_channel_that_has_not_seen_the_whole_vault(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
-    bridge = _embedded(template_vault, tmp_path / "state")
+    bridge = _embedded(template_vault, tmp_path / "state", template_vectors)
     try:
         semantic = bridge.semantic
         assert semantic is not None
@@ -228,7 +235,7 @@ def test_no_off_topic_verdict_from_a_channel_that_has_not_seen_the_whole_vault(
 
 
 def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     for i in range(70):  # first in path order: embedded in the first step of 64
         note = template_vault / "archive" / f"filler_{i:02d}.md"
@@ -251,7 +258,7 @@ def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
         held.release.set()
         assert semantic.wait_idle(CEILING)
         # Caught up: the answer of a bridge whose vault was embedded before it was asked.
-        warm = _embedded(template_vault, tmp_path / "warm")
+        warm = _embedded(template_vault, tmp_path / "warm", template_vectors)
         hybrid = [s.path for s in warm.engine.search(PARAPHRASE, limit=5).sources]
         warm.close()
         assert hybrid != lexical and ON_CALL in hybrid[:3]
@@ -263,10 +270,10 @@ def test_a_fresh_serve_ranks_by_words_until_every_note_is_embedded(
 
 
 def test_passages_cut_by_new_rules_never_come_from_the_old_rules_rows(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
     state = tmp_path / "state"
-    _embedded(template_vault, state).close()  # passages of up to 160 words
+    _embedded(template_vault, state, template_vectors).close()  # passages of up to 160 words
     cut = open_bridge(Settings(vault=template_vault, state_dir=state, embed_passage_words=40))
     cut.sync()
     assert cut.semantic is not None

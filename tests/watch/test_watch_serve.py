@@ -19,7 +19,7 @@ from bridge.runtime import open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
-from tests.conftest import CEILING
+from tests.conftest import CEILING, seed_vectors
 from tests.watch.conftest import found, leave_interrupted_commit, wait_until
 
 JWT = "engineering/auth/jwt_expiry.md"
@@ -67,9 +67,9 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 def test_serve_starts_after_a_kill_in_the_middle_of_an_index_commit(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
-    state = tmp_path / "state"
+    state = seed_vectors(template_vectors, tmp_path / "state")  # no core spent embedding
     bridge = open_bridge(Settings(vault=template_vault, state_dir=state))
     bridge.sync()
     bridge.close()
@@ -97,9 +97,9 @@ def test_serve_starts_after_a_kill_in_the_middle_of_an_index_commit(
 
 
 def test_serve_indexes_human_edits_and_stops_on_sigterm(
-    template_vault: Path, tmp_path: Path
+    template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
-    state = tmp_path / "state"
+    state = seed_vectors(template_vectors, tmp_path / "state")  # no core spent embedding
     # A crash mid-write an hour ago left a temp file: serve removes it when it starts.
     leftover = template_vault / "billing" / ".renewal.md.vb-tmp-0123456789ab"
     leftover.write_text("half a note")
