@@ -47,8 +47,10 @@ typecheck: setup
 
 # Two workers: most of the suite waits on real servers, watchers and subprocesses, so the two
 # cores overlap (897 tests: 414 s in one process, 276 s in two, on the 2-core CI machine).
+# Work stealing: a worker that runs out takes tests queued for the other, so the last minute
+# is not one worker finishing the long end-to-end tests while the other idles.
 pytest: setup
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist worksteal
 
 plugin-test: $(PLUGIN_DEPS)
 	cd $(PLUGIN) && npm run typecheck && npm test

@@ -14,9 +14,33 @@ from typing import Any
 
 _SAMPLE = 2000  # characters of a note looked at: enough to be sure, bounded cost
 
+_shared: Any = None
+_shared_lock = threading.Lock()
+
+
+def _identifier() -> Any:
+    """py3langid's model, loaded once per process and shared by every detector in it.
+
+    It is a constant of the installed package, the same for every vault, and costs 0.7 s
+    (mostly unpacking its LZMA file) and ~70 MB each time it is loaded: a process that opens
+    several bridges (tests, benches, an MCP server beside the CLI) pays once. Its `rank` keeps
+    no state between calls, so threads may share it.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+            _shared = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return _shared
+
 
 class LanguageDetector:
-    """Probabilities over the detector's languages; the model is loaded on first use."""
+    """Probabilities over the detector's languages; the model is loaded on first use.
+
+    `loaded` is this detector's own: it says whether *it* has asked for the model yet (what
+    `serve`'s first seconds wait for), even when another detector of the process already has.
+    """
 
     def __init__(self) -> None:
         self._identifier: Any = None
@@ -25,9 +49,7 @@ class LanguageDetector:
     def _model(self) -> Any:
         with self._lock:
             if self._identifier is None:
-                from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-                self._identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                self._identifier = _identifier()
             return self._identifier
 
     @property
