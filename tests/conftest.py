@@ -76,6 +76,7 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
     empty.touch()  # an explicit config file must exist; this one sets nothing
     monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(empty))
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))  # the unpacked language model
 
 
 @pytest.fixture(autouse=True)

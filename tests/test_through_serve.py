@@ -71,6 +71,7 @@ def _env(base: Path) -> dict[str, str]:
     empty.touch()
     env["VAULT_BRIDGE_CONFIG"] = str(empty)
     env["XDG_DATA_HOME"] = str(base / "xdg-data")
+    env["XDG_CACHE_HOME"] = str(base / "xdg-cache")
     return env
 
 

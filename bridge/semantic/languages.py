@@ -21,17 +21,17 @@ _shared_lock = threading.Lock()
 def _identifier() -> Any:
     """py3langid's model, loaded once per process and shared by every detector in it.
 
-    It is a constant of the installed package, the same for every vault, and costs 0.7 s
-    (mostly unpacking its LZMA file) and ~70 MB each time it is loaded: a process that opens
-    several bridges (tests, benches, an MCP server beside the CLI) pays once. Its `rank` keeps
-    no state between calls, so threads may share it.
+    It is a constant of the installed package, the same for every vault: a process that opens
+    several bridges (tests, benches, an MCP server beside the CLI) opens it once
+    (`langid_model`: unpacked once per machine, then mapped). Its `rank` keeps no state
+    between calls, so threads may share it.
     """
     global _shared
     with _shared_lock:
         if _shared is None:
-            from py3langid.langid import MODEL_FILE, LanguageIdentifier
+            from bridge.semantic import langid_model
 
-            _shared = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+            _shared = langid_model.identifier()
         return _shared
 
 
