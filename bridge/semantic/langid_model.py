@@ -3,7 +3,7 @@
 The package ships its model LZMA-compressed (4.6 MB); unpacking it takes 0.6-0.7 s and holds
 ~70 MB of private memory, in every process: a CLI question without `serve` spent a third of
 its 2 s there, and a `serve` kept the whole model resident. Unpacked once into the user cache
-dir (`~/.cache/vault-bridge/py3langid-<version>-<hash>/` on Linux, 66 MB), it opens in ~15 ms
+dir (`~/.cache/vault-bridge/py3langid-<version>-<hash>/` on Linux, 66 MB), it opens in 15-25 ms
 and its two large tables are memory-mapped: their pages are read as a text needs them, and
 they are the page cache's to reclaim, not the process's.
 
