@@ -3,7 +3,7 @@
 The package ships its model LZMA-compressed (4.6 MB); unpacking it takes 0.6-0.7 s and holds
 ~70 MB of private memory, in every process: a CLI question without `serve` spent a third of
 its 2 s there, and a `serve` kept the whole model resident. Unpacked once into the user cache
-dir (`~/.cache/vault-bridge/py3langid-<version>-<hash>/` on Linux, 66 MB), it opens in 15-25 ms
+dir (`~/.cache/vault-bridge/py3langid-<version>-<size>/` on Linux, 66 MB), it opens in 15-25 ms
 and its two large tables are memory-mapped: their pages are read as a text needs them, and
 they are the page cache's to reclaim, not the process's.
 
@@ -15,7 +15,6 @@ the cache cannot be written or read back whole, the library loads its file as be
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import shutil
@@ -47,11 +46,13 @@ def _model_file() -> Path:
 
 
 def cache_folder(root: Path | None = None) -> Path:
-    """Where this installed model is unpacked: named by the library's version and the model
-    file's hash, so an upgrade unpacks its own model beside (never over) an old one."""
-    digest = hashlib.sha256(_model_file().read_bytes()).hexdigest()[:12]
+    """Where this installed model is unpacked: named by the library's version (pinned) and
+    the model file's size, so an upgrade unpacks its own model beside (never over) an old one.
+    The size, not a hash: hashing the file took 5 ms of every start-up, and `_mapped` checks
+    that what it reads back fits together."""
+    size = _model_file().stat().st_size
     base = root if root is not None else Path(platformdirs.user_cache_dir("vault-bridge"))
-    return base / f"py3langid-{version('py3langid')}-{digest}"
+    return base / f"py3langid-{version('py3langid')}-{size}"
 
 
 def identifier(root: Path | None = None) -> Any:
@@ -65,9 +66,10 @@ def identifier(root: Path | None = None) -> Any:
         arrays = _mapped(folder)
     except (OSError, ValueError) as exc:
         log.info("language model not cached (%s); loading the packaged file", exc)
-        if folder.is_dir() and not isinstance(exc, _UnwritableError):
-            with contextlib.suppress(OSError):
-                shutil.rmtree(folder)  # damaged: the next process unpacks it again
+        # A failed unpack never leaves the folder (it is renamed into place whole): one that
+        # is there could not be read back, and the next process unpacks it again.
+        with contextlib.suppress(OSError):
+            shutil.rmtree(folder)
         return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
     nextmove = arrays["nextmove"]
     code = cast('Literal["H", "I", "L", "Q"]', nextmove.dtype.char)  # an unsigned int type
@@ -84,21 +86,14 @@ def identifier(root: Path | None = None) -> Any:
     )
 
 
-class _UnwritableError(OSError):
-    """The cache folder could not be made (a read-only or full disk): nothing to remove."""
-
-
 def _unpack(folder: Path) -> None:
     """The library's arrays as .npy files, written beside `folder` and renamed into place
     whole (a kill mid-way leaves a temp folder, never a partial model)."""
     from py3langid.modelio import load_model
 
     ptc, pc, classes, nextmove, row, out = load_model(_model_file())
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        temp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    except OSError as exc:
-        raise _UnwritableError(str(exc)) from exc
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         arrays = {
             "ptc": np.asarray(ptc),

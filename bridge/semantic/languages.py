@@ -10,29 +10,25 @@ model (docs/benchmarks.md, "Semantic channel").
 from __future__ import annotations
 
 import threading
+from functools import cache
 from typing import Any
 
 _SAMPLE = 2000  # characters of a note looked at: enough to be sure, bounded cost
 
-_shared: Any = None
-_shared_lock = threading.Lock()
 
-
+@cache
 def _identifier() -> Any:
-    """py3langid's model, loaded once per process and shared by every detector in it.
+    """py3langid's model, opened once per process and shared by every detector in it.
 
     It is a constant of the installed package, the same for every vault: a process that opens
     several bridges (tests, benches, an MCP server beside the CLI) opens it once
     (`langid_model`: unpacked once per machine, then mapped). Its `rank` keeps no state
-    between calls, so threads may share it.
+    between calls, so threads may share it. (Two detectors asking at the same first moment
+    may both open it; one is kept. Each detector's own lock serialises its own first ask.)
     """
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            from bridge.semantic import langid_model
+    from bridge.semantic import langid_model
 
-            _shared = langid_model.identifier()
-        return _shared
+    return langid_model.identifier()
 
 
 class LanguageDetector:
