@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,18 +66,27 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def _isolate(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
-    """No developer config file and no VAULT_BRIDGE_* variable reach the bridge."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("VAULT_BRIDGE_"):
-            monkeypatch.delenv(name)
+def isolated_environ(base: Path) -> dict[str, str]:
+    """This process's environment without the developer's config file, VAULT_BRIDGE_*
+    variables, data dir or cache dir (the unpacked language model): theirs under `base`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_BRIDGE_")}
     empty = base / "empty-config.toml"
     empty.touch()  # an explicit config file must exist; this one sets nothing
-    monkeypatch.setenv("VAULT_BRIDGE_CONFIG", str(empty))
-    monkeypatch.setenv("XDG_DATA_HOME", str(base / "xdg-data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))  # the unpacked language model
+    env["VAULT_BRIDGE_CONFIG"] = str(empty)
+    env["XDG_DATA_HOME"] = str(base / "xdg-data")
+    env["XDG_CACHE_HOME"] = str(base / "xdg-cache")
+    return env
+
+
+def _isolate(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
+    """`isolated_environ(base)` as this process's environment (restored by `monkeypatch`)."""
+    env = isolated_environ(base)
+    for name in list(os.environ):
+        if name not in env:
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            monkeypatch.setenv(name, value)
 
 
 @pytest.fixture(autouse=True)

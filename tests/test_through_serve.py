@@ -8,7 +8,6 @@ must end the same way: same exit code, same outcome, same reason when it refuses
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from bridge.cli import main
-from tests.conftest import CEILING, TEMPLATE, seed_vectors
+from tests.conftest import CEILING, TEMPLATE, isolated_environ, seed_vectors
 from tests.test_one_bridge import COMMAND, stop
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
 
@@ -64,17 +63,6 @@ class Twins:
         return str(path)
 
 
-def _env(base: Path) -> dict[str, str]:
-    """The suite's isolation (no developer config, no VAULT_BRIDGE_*), for a module fixture."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_BRIDGE_")}
-    empty = base / "empty-config.toml"
-    empty.touch()
-    env["VAULT_BRIDGE_CONFIG"] = str(empty)
-    env["XDG_DATA_HOME"] = str(base / "xdg-data")
-    env["XDG_CACHE_HOME"] = str(base / "xdg-cache")
-    return env
-
-
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory: pytest.TempPathFactory, template_vectors: Path) -> Iterator[Twins]:
     base = tmp_path_factory.mktemp("twins")
@@ -82,7 +70,7 @@ def twins(tmp_path_factory: pytest.TempPathFactory, template_vectors: Path) -> I
         shutil.copytree(TEMPLATE, base / name / "vault")
         seed_vectors(template_vectors, base / name / "state")  # both warm, alike
     (base / "files").mkdir()
-    env = _env(base)
+    env = isolated_environ(base)  # a module fixture: the suite's isolation, by hand
     served = (base / "served" / "vault", base / "served" / "state")
     proc = _serve(*served, env=env)
     try:
