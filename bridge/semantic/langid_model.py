@@ -5,7 +5,9 @@ The package ships its model LZMA-compressed (4.6 MB); unpacking it takes 0.6-0.7
 its 2 s there, and a `serve` kept the whole model resident. Unpacked once into the user cache
 dir (`~/.cache/vault-bridge/py3langid-<version>-<size>/` on Linux, 66 MB), it opens in 15-25 ms
 and its two large tables are memory-mapped: their pages are read as a text needs them, and
-they are the page cache's to reclaim, not the process's.
+they are the page cache's to reclaim, not the process's. Unpacking a new copy removes the
+copies an upgrade left behind and the temp folders of unpacks that were killed, so the cache
+holds one model, not one per version ever installed.
 
 The arrays are the ones the library's own reader returns (`py3langid.modelio.load_model`),
 given to its own `LanguageIdentifier`: the same ranks as the library's loading (tested). If
@@ -19,6 +21,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -27,6 +30,9 @@ import numpy as np
 import platformdirs
 
 log = logging.getLogger(__name__)
+
+# A temp folder older than this is a killed unpack's, not one still being written.
+_ABANDONED_AFTER_S = 3600.0
 
 # The files of an unpacked model: (file, mapped). Mapped ones are the two large tables.
 _FILES = {
@@ -63,6 +69,7 @@ def identifier(root: Path | None = None) -> Any:
     try:
         if not folder.is_dir():
             _unpack(folder)
+            _remove_superseded(folder)
         arrays = _mapped(folder)
     except (OSError, ValueError) as exc:
         log.info("language model not cached (%s); loading the packaged file", exc)
@@ -116,6 +123,27 @@ def _unpack(folder: Path) -> None:
     finally:
         if temp.exists():
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def _remove_superseded(folder: Path) -> None:
+    """Other versions' copies beside `folder`, and temp folders of killed unpacks: gone.
+
+    Why only after an unpack: that is when an upgrade happened (or the cache was new), and a
+    process of the old version still mapping its copy keeps reading it (a removed file's
+    pages stay until unmapped on POSIX; elsewhere removal fails and is left for next time).
+    """
+    now = time.time()
+    for other in folder.parent.glob("*py3langid-*"):
+        if other == folder or not other.is_dir():
+            continue
+        if other.name.startswith("."):
+            with contextlib.suppress(OSError):
+                if now - other.stat().st_mtime < _ABANDONED_AFTER_S:
+                    continue  # another process's unpack, still being written
+        elif not other.name.startswith("py3langid-"):
+            continue
+        log.info("removing the superseded language model copy %s", other)
+        shutil.rmtree(other, ignore_errors=True)
 
 
 def _mapped(folder: Path) -> dict[str, np.ndarray]:

@@ -6,6 +6,7 @@ be read back instead of unpacked again, and never be trusted when damaged or unw
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,27 @@ def test_a_cache_dir_that_cannot_be_written_leaves_the_packaged_file_to_answer(
     blocked.write_text("a file where the cache dir should be")
     _same(langid_model.identifier(blocked), library)
     assert blocked.read_text() == "a file where the cache dir should be"
+
+
+def test_an_upgrade_removes_the_old_copy_and_killed_unpacks_but_not_a_live_one(
+    tmp_path: Path, library: LanguageIdentifier
+) -> None:
+    old = tmp_path / "py3langid-0.0.1-4000000"  # what an earlier version left
+    old.mkdir()
+    (old / "ptc.npy").write_bytes(b"\0" * 1024)
+    killed = tmp_path / ".py3langid-0.4.0-1234-abcd"  # a temp folder of a killed unpack
+    killed.mkdir()
+    (killed / "ptc.npy").write_bytes(b"\0" * 1024)
+    long_ago = 1_000_000_000
+    os.utime(killed, (long_ago, long_ago))
+    live = tmp_path / ".py3langid-0.4.0-1234-efgh"  # another process unpacking right now
+    live.mkdir()
+    unrelated = tmp_path / "kernels"  # the cache dir holds other things too
+    unrelated.mkdir()
+
+    _same(langid_model.identifier(tmp_path), library)
+
+    folder = langid_model.cache_folder(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [folder.name, live.name, unrelated.name]
+    )
