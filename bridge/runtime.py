@@ -226,6 +226,7 @@ def engine_params(settings: Settings) -> EngineParams:
         share_vague=settings.dense_share_vague,
         depth=settings.dense_depth,
         other_language=settings.dense_other_language,
+        leaders=settings.dense_leaders,
     )
     return EngineParams(
         entry_limit=settings.query_entry_limit,

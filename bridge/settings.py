@@ -299,6 +299,7 @@ class Settings(BaseSettings):
     dense_depth: int = Field(default=100, ge=1, le=10_000)
     dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
+    dense_leaders: int = Field(default=2, ge=0, le=10)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,9 +20,12 @@ from bridge.core.fusion import (
     ChannelWeights,
     channel_weights,
     copy_factors,
+    dense_leaders,
     dense_parts,
     fused_note_scores,
     language_factors,
+    leader_places,
+    with_leaders,
 )
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
@@ -201,6 +204,8 @@ class Retriever:
         # Cut-off on direct hits, then one hop along relations from the best of them.
         best_first = above_cutoff(note_score, rp.cutoff)
         kept = set(best_first)
+        leaders = self._leaders(dense, weights, coverage, factors, records)
+        kept.update(leaders)
         ranked = [(n, note_score[n]) for n in best_first]
         referrer: dict[int, int] = {}
         for joined in expand_relations(ranked, self._related(ranked, records, scope), rp):
@@ -238,23 +243,34 @@ class Retriever:
             for key in priority:
                 if key[0] in referrer:
                     priority[key] *= rp.relation_factor
+        # Lifecycle facts are read only for the notes that need them, once each.
+        note_values: dict[int, float] = {}
+
+        def notes_values(nids: Iterable[int]) -> dict[int, float]:
+            new = {n: records[n] for n in nids if n not in note_values}
+            if new:
+                note_values.update(self._lifecycle_values(new))
+            return note_values
+
+        def values_of(part: Sequence[BlockKey]) -> dict[BlockKey, float]:
+            values = notes_values(k[0] for k in part)
+            return {k: values[k[0]] for k in part}
+
         by_relevance = sorted(priority, key=priority.__getitem__, reverse=True)  # stable
         # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
         # lifecycle reorders the head (and the near-equals just below it); the tail stays in
         # relevance order. The head's order is made as packing pulls it, so lifecycle facts
         # are read for the notes of the blocks it reaches (and the near-equals below them).
         head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
-        note_values: dict[int, float] = {}
 
-        def values_of(part: Sequence[BlockKey]) -> dict[BlockKey, float]:
-            new = {k[0]: records[k[0]] for k in part if k[0] not in note_values}
-            if new:
-                note_values.update(self._lifecycle_values(new))
-            return {k: note_values[k[0]] for k in part}
-
-        order = chain(
+        order: Iterator[BlockKey] = chain(
             lifecycle_stream(by_relevance[:head], priority, values_of, rp), by_relevance[head:]
         )
+        if leaders:
+            places = leader_places(
+                priority, leaders, notes_values, rp.lifecycle_tolerance, rp.lifecycle_margin
+            )
+            order = with_leaders(order, places)
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
         resolved = self._resolved(order, words, priority, terms)
         if dense_blocks:
@@ -274,6 +290,30 @@ class Retriever:
         shown = {s.path for s in sources}
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
         return Retrieval(sources, self.evidence.evidence(terms, entry_hits, scope, dense), used)
+
+    def _leaders(
+        self,
+        dense: DenseFound,
+        weights: ChannelWeights,
+        coverage: float,
+        factors: Mapping[int, float],
+        records: Mapping[int, NoteRecord],
+    ) -> list[int]:
+        """The dense channel's best notes to keep among the first sources (`leader_places`).
+
+        None when the channel does not rank, none demoted for their language, and none when
+        one of the best lexical notes holds every word of the question (`coverage` 1): the
+        words said what was meant, and the channel's nearest note to a name it does not know
+        ("zephyrine") is noise, which the cut-off would have dropped.
+        """
+        count = self.params.dense.leaders
+        if count <= 0 or weights is LEXICAL or coverage >= 1.0 - 1e-9:
+            return []
+        return [
+            nid
+            for nid in dense_leaders(dense.hits, count)
+            if nid in records and factors.get(nid, 1.0) >= 1.0
+        ]
 
     def _counted(self, order: Iterator[BlockKey], words: dict[BlockKey, int]) -> Iterator[BlockKey]:
         """`order` with the excerpt words of the blocks only the dense channel found (the
@@ -295,9 +335,9 @@ class Retriever:
 
     def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
         """How much of the question's rare words the best lexical notes hold (0-1); not
-        measured when the dense share is fixed (it would not be used)."""
+        measured when the dense share is fixed and no leaders are kept (it would not be used)."""
         dp = self.params.dense
-        if dp.share_exact == dp.share_vague:
+        if dp.share_exact == dp.share_vague and dp.leaders <= 0:
             return 1.0
         return self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
 

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import Any
+
 import pytest
 
 from bridge.core.fusion import (
+    BlockKey,
     DenseParams,
     PassageHit,
     channel_weights,
     copy_factors,
+    dense_leaders,
     dense_parts,
     fused_note_scores,
     language_factors,
+    leader_places,
     passage_relevance,
+    with_leaders,
 )
 from bridge.core.ranking import RankingParams, block_scores
 
@@ -81,3 +88,72 @@ def test_the_dense_share_follows_how_exactly_the_words_matched() -> None:
     assert even.lexical_scale == pytest.approx(1.0)
     assert even.dense_weight == pytest.approx(DenseParams().block_weight)
     assert channel_weights(3.0, params).share == pytest.approx(0.2)  # clamped
+
+
+def _ranked(
+    priority: dict[tuple[int, int], float], leaders: list[int], **lifecycle: Any
+) -> list[BlockKey]:
+    """The blocks in relevance order with the leaders placed, as retrieval packs them."""
+    order = sorted(priority, key=lambda k: -priority[k])
+    return list(with_leaders(order, leader_places(priority, leaders, **lifecycle)))
+
+
+def _notes(blocks: list[BlockKey]) -> list[int]:
+    return list(dict.fromkeys(nid for nid, _ in blocks))
+
+
+def test_the_dense_channels_leaders_are_its_best_passages_notes_once_each() -> None:
+    hits = [
+        PassageHit(4, 0, 0, 0.50),
+        PassageHit(7, 2, 2, 0.71),
+        PassageHit(7, 0, 0, 0.69),
+        PassageHit(3, 1, 1, 0.60),
+    ]
+    assert dense_leaders(hits, 2) == [7, 3]
+    assert dense_leaders(hits, 5) == [7, 3, 4]
+    assert dense_leaders([], 2) == []
+
+
+def test_the_channels_leaders_take_the_second_and_third_place_never_the_first() -> None:
+    # Notes 1-5 by relevance; the channel's first note (5) is last, its second (4) fourth:
+    # they take the 2nd and 3rd places, the rest keep their order below them.
+    priority = {(1, 0): 2.0, (2, 0): 1.5, (2, 1): 0.1, (3, 0): 1.2, (4, 0): 1.0, (5, 3): 0.4}
+    ranked = _ranked(priority, [5, 4])
+    assert _notes(ranked) == [1, 5, 4, 2, 3]
+    assert sorted(ranked) == sorted(priority)  # every block once
+    # A leader already within its place, or with no candidate block, moves nothing.
+    order = sorted(priority, key=lambda k: -priority[k])
+    assert _ranked(priority, [2, 1]) == order
+    assert _ranked(priority, [9]) == order
+    # The channel's first note first already: the second leader takes the 3rd place.
+    assert _notes(_ranked(priority, [1, 5])) == [1, 2, 5, 3, 4]
+
+
+def test_a_leader_moved_by_the_lifecycle_into_its_place_is_not_moved_again() -> None:
+    # The order as the lifecycle left it (note 5 passed 2, 3 and 4): nothing to place.
+    places = [(2, [(5, 3)])]
+    assert list(with_leaders([(1, 0), (5, 3), (2, 0), (3, 0)], places)) == [
+        (1, 0),
+        (5, 3),
+        (2, 0),
+        (3, 0),
+    ]
+
+
+def test_a_leader_takes_the_near_equal_the_lifecycle_prefers_with_it() -> None:
+    # Note 4 is an old fact the channel ranks first; note 5 supersedes it, 2% less relevant
+    # and fresher. Placed alone, 4 would pass 5, which the lifecycle put above it.
+    priority = {(1, 0): 2.0, (2, 0): 1.5, (3, 0): 1.2, (4, 0): 1.0, (5, 0): 0.98}
+    values = {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.2, 5: 0.9}
+    asked: list[set[int]] = []
+
+    def lifecycle_of(nids: Collection[int]) -> dict[int, float]:
+        asked.append(set(nids))
+        return {n: values[n] for n in nids}
+
+    near = {"lifecycle_of": lifecycle_of, "tolerance": 0.05, "margin": 0.02}
+    assert _notes(_ranked(priority, [4], **near)) == [1, 5, 4, 2, 3]
+    assert asked == [{4, 5}]  # only the leader and its near-equals are looked up
+    # A near-equal the lifecycle does not prefer stays where it was.
+    values[5] = 0.2
+    assert _notes(_ranked(priority, [4], **near)) == [1, 4, 2, 3, 5]

@@ -1,0 +1,87 @@
+"""The dense channel's own best pages stay among the first sources (`dense_leaders`), with the
+real bundled model: a question in other words whose answering page shares none of its words,
+in a section whose other pages share many of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bridge.runtime import Bridge, open_bridge
+from bridge.settings import Settings
+
+PAGES = {
+    "publish/publish-your-site.md": "# Publish your site\n\nTo publish pages, open the publish "
+    "dialog, pick the pages to publish and confirm. Published pages appear on your site within "
+    "a minute. You can unpublish pages from the same dialog.\n",
+    "publish/custom-domain.md": "# Custom domain\n\nServe your published pages from your own "
+    "domain. Add a CNAME record pointing to the publish servers, then enter the domain in the "
+    "site options. Published pages keep their paths.\n",
+    "publish/password.md": "# Password protection\n\nProtect published pages with a password "
+    "so only people who know it can read them. Set the password in the site options; every "
+    "published page then asks for it.\n",
+    "publish/seo.md": "# Search engine optimisation\n\nPublished pages include a description "
+    "and a preview image for search engines. Set the description property on the pages you "
+    "publish to control the snippet.\n",
+    "publish/layout.md": "# Layout of published pages\n\nChoose whether published pages show "
+    "the navigation, the graph view, the table of contents and backlinks. These options apply "
+    "to every published page of the site.\n",
+    "publish/limits.md": "# Limits\n\nHow many pages can I publish? A site holds up to 10,000 "
+    "published pages, and each page can be up to 5 MB. There is no limit on how many people "
+    "visit them.\n",
+    "publish/visit.md": "# Visiting a published site\n\nPeople who visit your published pages "
+    "can follow links, search the site and switch between light and dark themes. Visiting "
+    "needs no account.\n",
+    # The answer: none of the question's words ("see", "many", "people", "visit", "published").
+    "publish/analytics.md": "# Analytics\n\nConnect Google Analytics or Plausible to your site "
+    "to count visitors and traffic. Each view is recorded, so you can follow which notes "
+    "readers open most and where they come from.\n",
+}
+ANSWER = "publish/analytics.md"
+QUESTION = "can I see how many people visit my published pages?"
+
+
+def _embedded(vault: Path, state: Path, **settings: Any) -> Bridge:
+    bridge = open_bridge(Settings(vault=vault, state_dir=state, **settings))
+    bridge.sync()
+    bridge.prepare_semantic(embed=True)
+    return bridge
+
+
+def test_the_page_the_meaning_search_ranks_high_is_among_the_first_three_sources(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    for rel, text in PAGES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    before = {rel: (vault / rel).read_bytes() for rel in PAGES}
+    with_rule = _embedded(vault, tmp_path / "default")  # the defaults
+    without_rule = _embedded(vault, tmp_path / "off", dense_leaders=0)
+    try:
+        # The channel alone has the answer among its two best pages...
+        assert with_rule.semantic is not None
+        found = with_rule.semantic.find(QUESTION, None, 100)
+        best: list[str] = []
+        for hit in found.hits:
+            path = with_rule.index.path_of(hit.nid)
+            if path is not None and path not in best:
+                best.append(path)
+        assert ANSWER in best[:2]
+        # ...the pages that share the question's words outrank it lexically, so without the
+        # rule it is cut off; with it (the default), it is among the first three sources.
+        alone = [s.path for s in without_rule.engine.search(QUESTION, limit=10).sources]
+        assert ANSWER not in alone[:3]
+        sources = [s.path for s in with_rule.engine.search(QUESTION, limit=10).sources]
+        assert ANSWER in sources[:3]
+        # The first place stays the fused ranking's, and every lexical source is still listed.
+        assert sources[0] == alone[0]
+        assert set(alone) <= set(sources)
+        # A question whose every word a note holds gets that note, not the channel's
+        # nearest neighbours of a name it does not know.
+        named = with_rule.engine.search("Plausible", limit=10).sources
+        assert [s.path for s in named] == [ANSWER]
+    finally:
+        with_rule.close()
+        without_rule.close()
+    assert {rel: (vault / rel).read_bytes() for rel in PAGES} == before  # nothing rewritten
