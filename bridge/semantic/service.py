@@ -29,7 +29,7 @@ from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.matrix import DenseHit, PassageMatrix
 from bridge.semantic.model import Embedder, Vectors
 from bridge.semantic.planner import NotePlan, PassagePlanner, units_of
-from bridge.semantic.store import StoredNote, VectorStore
+from bridge.semantic.store import StoredNote, VectorStore, as_stored
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ class SemanticIndex:
                 return  # nothing of this step is saved; the next start plans it again
             part = todo[start : start + _BATCH]
             made = self.embedder.embed([text for _, text in part], "passage")
-            new.update({key: made[i] for i, (key, _) in enumerate(part)})
+            new.update({key: as_stored(made[i]) for i, (key, _) in enumerate(part)})
         vectors.update(new)
         if not embed:
             for plan in plans:

@@ -67,11 +67,15 @@ def test_vectors_are_kept_across_restarts_and_reindexes_and_follow_a_move(
     first = _embedded(template_vault, state)
     sections = first.semantic_status()["sections"]
     assert first.semantic is not None and first.semantic.embedded_now > 0
+    found_first = first.semantic.find(PARAPHRASE, None, 100).hits
     first.close()
 
     again = _embedded(template_vault, state)  # a restart: everything from the vector file
     assert again.semantic is not None and again.semantic.embedded_now == 0
     assert again.semantic_status()["sections"] == sections
+    # The same passages with the same cosines: the vectors served right after embedding are
+    # those a restart reads back, so an answer does not change with a restart.
+    assert again.semantic.find(PARAPHRASE, None, 100).hits == found_first
     again.close()
 
     moved = template_vault / "team" / "support"
