@@ -179,6 +179,14 @@ TOPICS = [
 ]
 
 
+def write_notes(vault: Path, notes: dict[str, str]) -> Path:
+    """`vault` holding these notes (relative path -> text), folders made as needed."""
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    return vault
+
+
 def write_entries(root: Path, count: int) -> list[str]:
     """`count` distinct entries spread over 12 topics, for vaults that need size (OOD rules)."""
     from bridge.core.entry import Entry, render_entry

@@ -165,15 +165,10 @@ def copy_factors(
     return {nid: factor for nid in copies}
 
 
-def dense_leaders(hits: Sequence[PassageHit], count: int) -> list[int]:
-    """The channel's own `count` best notes, in the order of their best passage."""
-    leaders: list[int] = []
-    for hit in sorted(hits, key=lambda h: -h.score):
-        if len(leaders) >= count:
-            break
-        if hit.nid not in leaders:
-            leaders.append(hit.nid)
-    return leaders
+def dense_leaders(notes: Mapping[int, float], count: int) -> list[int]:
+    """The channel's own `count` best notes (`notes`: each note's dense part, from
+    `dense_parts`), in the order of their best passage."""
+    return sorted(notes, key=notes.__getitem__, reverse=True)[:count]  # stable on ties
 
 
 def leader_places(

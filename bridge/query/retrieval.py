@@ -204,7 +204,7 @@ class Retriever:
         # Cut-off on direct hits, then one hop along relations from the best of them.
         best_first = above_cutoff(note_score, rp.cutoff)
         kept = set(best_first)
-        leaders = self._leaders(dense, weights, coverage, factors, records)
+        leaders = self._leaders(dense_notes, weights, coverage, factors, records)
         kept.update(leaders)
         ranked = [(n, note_score[n]) for n in best_first]
         referrer: dict[int, int] = {}
@@ -293,7 +293,7 @@ class Retriever:
 
     def _leaders(
         self,
-        dense: DenseFound,
+        dense_notes: Mapping[int, float],
         weights: ChannelWeights,
         coverage: float,
         factors: Mapping[int, float],
@@ -311,7 +311,7 @@ class Retriever:
             return []
         return [
             nid
-            for nid in dense_leaders(dense.hits, count)
+            for nid in dense_leaders(dense_notes, count)
             if nid in records and factors.get(nid, 1.0) >= 1.0
         ]
 

@@ -254,8 +254,8 @@ class SemanticIndex:
             if self._stopping:
                 return  # nothing of this step is saved; the next start plans it again
             part = todo[start : start + _BATCH]
-            made = self.embedder.embed([text for _, text in part], "passage")
-            new.update({key: as_stored(made[i]) for i, (key, _) in enumerate(part)})
+            made = as_stored(self.embedder.embed([text for _, text in part], "passage"))
+            new.update({key: made[i] for i, (key, _) in enumerate(part)})
         vectors.update(new)
         if not embed:
             for plan in plans:

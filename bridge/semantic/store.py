@@ -40,8 +40,8 @@ _CHUNK = 500  # keys per SELECT: under SQLite's bound-parameter limit
 DTYPE = np.float16  # half the bytes of float32; cosines move by < 0.001
 
 
-def as_stored(vector: Vectors) -> Vectors:
-    """`vector` at the precision the file keeps, as a restart reads it back.
+def as_stored(vectors: Vectors) -> Vectors:
+    """`vectors` at the precision the file keeps, as a restart reads them back.
 
     Why: the matrix served the model's float32 output right after embedding and the float16
     copy after a restart, so a question's cosines moved by up to 0.001 with a restart and a
@@ -49,7 +49,7 @@ def as_stored(vector: Vectors) -> Vectors:
     for one of 28 questions before and after a restart. Served as stored, the answers are
     those of any later start.
     """
-    return np.asarray(vector, dtype=DTYPE).astype(np.float32)
+    return np.asarray(vectors, dtype=DTYPE).astype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,9 +109,10 @@ def test_the_dense_channels_leaders_are_its_best_passages_notes_once_each() -> N
         PassageHit(7, 0, 0, 0.69),
         PassageHit(3, 1, 1, 0.60),
     ]
-    assert dense_leaders(hits, 2) == [7, 3]
-    assert dense_leaders(hits, 5) == [7, 3, 4]
-    assert dense_leaders([], 2) == []
+    notes = dense_parts(hits)[1]
+    assert dense_leaders(notes, 2) == [7, 3]
+    assert dense_leaders(notes, 5) == [7, 3, 4]
+    assert dense_leaders({}, 2) == []
 
 
 def test_the_channels_leaders_take_the_second_and_third_place_never_the_first() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from bridge.core.entry import Entry, render_entry
 from bridge.runtime import Bridge
-from tests.conftest import open_test_bridge, write_entries
+from tests.conftest import open_test_bridge, write_entries, write_notes
 
 PEOPLE = {
     "gina": ("Gina", "contemporary", "She has danced contemporary since her teens."),
@@ -102,10 +102,7 @@ def test_an_unknown_word_that_would_make_the_question_ood_is_not_served_from_cac
 @contextmanager
 def notes_bridge(tmp_path: Path, notes: dict[str, str]) -> Iterator[Bridge]:
     """A bridge on a vault holding just these notes (path -> text)."""
-    vault = tmp_path / "vault"
-    for path, text in notes.items():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_text(text)
+    vault = write_notes(tmp_path / "vault", notes)
     bridge = open_test_bridge(vault, tmp_path / "state")
     try:
         yield bridge

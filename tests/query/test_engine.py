@@ -15,7 +15,7 @@ from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.runtime import Bridge
 from bridge.vault.store import VaultStore
-from tests.conftest import CEILING, open_test_bridge, write_entries
+from tests.conftest import CEILING, open_test_bridge, write_entries, write_notes
 
 
 def edit(bridge: Bridge, path: str, old: str, new: str) -> None:
@@ -419,9 +419,7 @@ def test_a_question_naming_a_notes_whole_title_finds_that_note_first(tmp_path: P
         ),
         "plugins/task-sync.md": "# Task sync\n\nSends tasks to Things and to other apps.\n",
     }
-    for rel, text in notes.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+    write_notes(vault, notes)
     bridge = open_test_bridge(vault, tmp_path / "state")
     try:
         # The note that mentions "Things" four times and "theme" once does not outrank the

@@ -12,6 +12,7 @@ from bridge.runtime import open_bridge
 from bridge.semantic.bundled import OFF_TOPIC_BELOW
 from bridge.semantic.calibration import SPREAD, is_stale, off_topic_line
 from bridge.settings import Settings
+from tests.conftest import write_notes
 
 
 def test_the_line_is_the_probes_mean_plus_their_spread_at_most_the_models() -> None:
@@ -66,10 +67,7 @@ NARROW = {
 def test_a_narrow_vault_answers_a_paraphrase_the_broad_line_would_call_off_topic(
     tmp_path: Path,
 ) -> None:
-    vault = tmp_path / "vault"
-    for path, text in NARROW.items():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_text(text, encoding="utf-8")
+    vault = write_notes(tmp_path / "vault", NARROW)
     settings = Settings(vault=vault, state_dir=tmp_path / "state")
     bridge = open_bridge(settings)
     try:

@@ -9,6 +9,7 @@ from typing import Any
 
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
+from tests.conftest import write_notes
 
 PAGES = {
     "publish/publish-your-site.md": "# Publish your site\n\nTo publish pages, open the publish "
@@ -51,10 +52,7 @@ def _embedded(vault: Path, state: Path, **settings: Any) -> Bridge:
 def test_the_page_the_meaning_search_ranks_high_is_among_the_first_three_sources(
     tmp_path: Path,
 ) -> None:
-    vault = tmp_path / "vault"
-    for rel, text in PAGES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
+    vault = write_notes(tmp_path / "vault", PAGES)
     before = {rel: (vault / rel).read_bytes() for rel in PAGES}
     with_rule = _embedded(vault, tmp_path / "default")  # the defaults
     without_rule = _embedded(vault, tmp_path / "off", dense_leaders=0)
