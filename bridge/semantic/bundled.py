@@ -107,6 +107,10 @@ class OnnxEmbedder:
             options = ort.SessionOptions()
             options.intra_op_num_threads = max(1, threads)
             options.inter_op_num_threads = 1
+            # With `embed_threads` > 1 the pool's threads would spin after each run, taking
+            # the core the lexical side of the same question runs on (hub, 2 threads: that
+            # side 2.9 -> 5.8 ms); asleep instead, the same passages a second.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # No arena: it kept the largest batch's buffers (870 MB after 1,000 passages).
             options.enable_cpu_mem_arena = False
             # Basic graph optimisations only: with all of them a question took 7.1 ms and a
