@@ -3,15 +3,12 @@
 Brute force while it is fast. Vectors are held as int8, each row with its own scale (the
 row's largest component maps to 127): a quarter of float32's memory (75 MB instead of 300 at
 200,000 passages) and faster, since a search is bound by memory reads: a slab of rows at a
-time is cast to float32 while it is in cache and multiplied by the question (12 against 24 ms
-for float32 at 196,000 passages on one core, docs/benchmarks.md). Cosines move by at most
-0.003 (the hub vault's vectors), well inside what the ranking tells apart.
-
-A search casts its slabs anew each time: 1.8 ms for the Obsidian Hub's 7,865 passages, where
-one product over float32 rows takes 0.2 ms, on the question's critical path. So while the
-float32 copy of the rows fits `wide_bytes` (32 MB: about 21,800 passages of 384 dimensions),
-the matrix also keeps it (the codes cast once, not the vectors: the scores are the same,
-bit for bit); past it the copy is dropped and searches go by slabs.
+time is cast to float32 while it is in cache and multiplied by the question. The slab's
+float32 buffer is what must stay in cache: 1.5 MB (1,024 rows of 384 dimensions), which
+took the Hub's search from 2.5 to 0.95 ms and 196,000 rows from 68 to 25 ms against 6 MB
+slabs, whose cast rows had left the cache before the product read them (docs/benchmarks.md).
+Cosines move by at most 0.003 (the hub vault's vectors), well inside what the ranking tells
+apart.
 
 One writer (the embedding worker) and concurrent readers: a reader takes the arrays and the
 row count under the lock and scores outside it; the writer appends past that count, marks a
@@ -31,9 +28,8 @@ import numpy.typing as npt
 from bridge.semantic.model import Vectors
 
 _DEAD = -1
-_SLAB = 4096  # rows cast and multiplied at once: about 1.5 MB of int8, cache-sized
+_SLAB_BYTES = 1536 * 1024  # one slab's float32 buffer: cast and multiplied while in cache
 _GROWTH = 1.5  # a larger capacity when full: amortised appends, modest spare room
-WIDE_BYTES = 32 * 1024 * 1024  # the float32 copy of the codes is kept up to this size
 
 
 class DenseHit(NamedTuple):
@@ -57,14 +53,11 @@ def quantize(vectors: Vectors) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.flo
 class PassageMatrix:
     """Passage vectors of every embedded note, by note id."""
 
-    def __init__(self, dim: int, wide_bytes: int = WIDE_BYTES) -> None:
+    def __init__(self, dim: int) -> None:
         self.dim = dim
-        self._wide_bytes = wide_bytes
         self._lock = threading.Lock()
         self._local = threading.local()  # each searching thread's slab buffer
         self._codes = np.zeros((0, dim), dtype=np.int8)
-        # `_codes` cast to float32 row for row, while it fits `wide_bytes` (else None).
-        self._wide: npt.NDArray[np.float32] | None = np.zeros((0, dim), dtype=np.float32)
         self._factor = np.zeros(0, dtype=np.float32)
         self._nid = np.zeros(0, dtype=np.int64)
         self._span = np.zeros((0, 2), dtype=np.int32)
@@ -91,14 +84,11 @@ class PassageMatrix:
             if self.dim == 0:  # a remote model's dimension is learned from its first vectors
                 self.dim = int(np.asarray(vectors).shape[1])
                 self._codes = np.zeros((0, self.dim), dtype=np.int8)
-                self._wide = np.zeros((0, self.dim), dtype=np.float32)
             count = len(spans)
             self._reserve(self._n + count)
             end = self._n + count
             codes, factor = quantize(vectors)
             self._codes[self._n : end] = codes
-            if self._wide is not None:
-                self._wide[self._n : end] = codes
             self._factor[self._n : end] = factor
             self._span[self._n : end] = np.asarray(spans, dtype=np.int32)
             self._nid[self._n : end] = nid  # last: a reader sees whole rows
@@ -134,12 +124,10 @@ class PassageMatrix:
             self._span[:n],
         )
         self._codes, self._factor, self._nid, self._span = codes, factor, nid, span
-        self._wide = self._widened(codes, n)
 
     def _compact(self) -> None:
         live = np.flatnonzero(self._nid[: self._n] != _DEAD)
         self._codes = self._codes[live].copy()
-        self._wide = self._widened(self._codes, len(live))
         self._factor = self._factor[live].copy()
         self._nid = self._nid[live].copy()
         self._span = self._span[live].copy()
@@ -148,14 +136,6 @@ class PassageMatrix:
         self._rows = {}
         for row, nid in enumerate(self._nid.tolist()):
             self._rows.setdefault(nid, []).append(row)
-
-    def _widened(self, codes: npt.NDArray[np.int8], n: int) -> npt.NDArray[np.float32] | None:
-        """`codes` as float32 (rows past `n` zero, as theirs are), or None when too large."""
-        if codes.size * 4 > self._wide_bytes:
-            return None
-        wide = np.zeros(codes.shape, dtype=np.float32)
-        wide[:n] = codes[:n]
-        return wide
 
     def vectors_of(self, nid: int) -> Vectors:
         """Note `nid`'s passage vectors (float32 rows; none when it has no vectors)."""
@@ -171,9 +151,8 @@ class PassageMatrix:
         `notes` limits the search to those note ids (a scoped query).
         """
         with self._lock:
-            codes, wide, factor, nid, span, n = (
+            codes, factor, nid, span, n = (
                 self._codes,
-                self._wide,
                 self._factor,
                 self._nid,
                 self._span,
@@ -181,8 +160,7 @@ class PassageMatrix:
             )
         if n == 0 or limit <= 0:
             return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        scores = self._scores(codes, wide, n, q)
+        scores = self._scores(codes, n, np.asarray(query, dtype=np.float32).reshape(-1))
         scores *= factor[:n]
         owners = nid[:n]
         valid = owners != _DEAD
@@ -199,31 +177,22 @@ class PassageMatrix:
         ]
 
     def _scores(
-        self,
-        codes: npt.NDArray[np.int8],
-        wide: npt.NDArray[np.float32] | None,
-        n: int,
-        q: npt.NDArray[np.float32],
+        self, codes: npt.NDArray[np.int8], n: int, q: npt.NDArray[np.float32]
     ) -> npt.NDArray[np.float32]:
-        """`codes[:n] @ q`, a slab at a time: from `wide` when kept, else each slab cast
-        into this thread's float32 buffer. The same products either way (same shapes, same
-        values), so the float32 copy changes no score.
+        """`codes[:n] @ q`, a slab at a time through this thread's float32 buffer.
 
         The buffer is kept: allocating a fresh slab per step costs more than the product
         (page faults on every step: 61 against 15 ms at 196,000 rows, measured in `serve`'s
         process, where freed slabs go back to the system).
         """
-        scores = np.empty(n, dtype=np.float32)
-        if wide is not None:
-            for start in range(0, n, _SLAB):
-                end = min(start + _SLAB, n)
-                np.matmul(wide[start:end], q, out=scores[start:end])
-            return scores
         buffer: npt.NDArray[np.float32] | None = getattr(self._local, "buffer", None)
         if buffer is None or buffer.shape[1] != codes.shape[1]:
-            buffer = self._local.buffer = np.empty((_SLAB, codes.shape[1]), dtype=np.float32)
-        for start in range(0, n, _SLAB):
-            end = min(start + _SLAB, n)
+            rows = max(64, _SLAB_BYTES // (4 * max(1, codes.shape[1])))
+            buffer = self._local.buffer = np.empty((rows, codes.shape[1]), dtype=np.float32)
+        step = len(buffer)
+        scores = np.empty(n, dtype=np.float32)
+        for start in range(0, n, step):
+            end = min(start + step, n)
             slab = buffer[: end - start]
             np.copyto(slab, codes[start:end], casting="unsafe")
             np.matmul(slab, q, out=scores[start:end])
