@@ -172,6 +172,7 @@ def dense_leaders(notes: Mapping[int, float], count: int) -> list[int]:
 
 
 def leader_places(
+    ranked: Sequence[BlockKey],
     priority: Mapping[BlockKey, float],
     leaders: Sequence[int],
     lifecycle_of: Callable[[Collection[int]], Mapping[int, float]] | None = None,
@@ -179,7 +180,8 @@ def leader_places(
     margin: float = 0.0,
 ) -> list[tuple[int, list[BlockKey]]]:
     """Where the dense channel's best notes must be at the latest: the i-th leader's best
-    block by the (i + 2)-th note place, for `with_leaders`.
+    block by the (i + 2)-th note place, for `with_leaders`. `ranked` is the blocks in
+    descending `priority`, as retrieval sorted them: a note's first block there is its best.
 
     Trigger: on the help vault the channel alone had the answering page within the first 3
     for 24 of 28 English questions, the fused ranking for 21: near-equal cosines of pages
@@ -195,18 +197,18 @@ def leader_places(
     pass the note that supersedes it. Outcome: docs/benchmarks.md, "The dense channel's
     leaders among the first three".
     """
-    best: dict[int, tuple[float, BlockKey]] = {}
-    for key, value in priority.items():
-        if key[0] not in best or value > best[key[0]][0]:
-            best[key[0]] = (value, key)
-    order = sorted(best, key=lambda n: -best[n][0])
+    best: dict[int, BlockKey] = {}
+    for key in ranked:
+        best.setdefault(key[0], key)
+    order = list(best)  # notes by their best block
     places: list[tuple[int, list[BlockKey]]] = []
     for i, nid in enumerate(leaders):
         slot = i + 2  # the 1-based note place the i-th leader must reach
         if nid not in best or order.index(nid) < slot:
             continue  # no block of it is a candidate, or relevance already puts it there
-        near = _preferred_near_equals(nid, order[slot - 1 :], best, lifecycle_of, tolerance, margin)
-        places.append((slot, [best[n][1] for n in (*near, nid)]))
+        relevance = {n: priority[best[n]] for n in order[slot - 1 :]}
+        near = _preferred_near_equals(nid, relevance, lifecycle_of, tolerance, margin)
+        places.append((slot, [best[n] for n in (*near, nid)]))
     return places
 
 
@@ -237,21 +239,21 @@ def with_leaders(
 
 def _preferred_near_equals(
     nid: int,
-    below: Sequence[int],
-    best: Mapping[int, tuple[float, BlockKey]],
+    relevance: Mapping[int, float],
     lifecycle_of: Callable[[Collection[int]], Mapping[int, float]] | None,
     tolerance: float,
     margin: float,
 ) -> list[int]:
-    """The notes among `below` within `tolerance` of `nid`'s relevance whose lifecycle value
-    beats its own by more than `margin`: those the lifecycle would put before it."""
+    """The notes of `relevance` (those from `nid`'s place down, with their best block's
+    priority) within `tolerance` of `nid`'s whose lifecycle value beats its own by more
+    than `margin`: those the lifecycle would put before it."""
     if lifecycle_of is None or tolerance <= 0:
         return []
-    value = best[nid][0]
+    value = relevance[nid]
     near = [
         n
-        for n in below
-        if n != nid and value / (1.0 + tolerance) <= best[n][0] <= value * (1.0 + tolerance)
+        for n, r in relevance.items()
+        if n != nid and value / (1.0 + tolerance) <= r <= value * (1.0 + tolerance)
     ]
     if not near:
         return []

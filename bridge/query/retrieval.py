@@ -268,7 +268,12 @@ class Retriever:
         )
         if leaders:
             places = leader_places(
-                priority, leaders, notes_values, rp.lifecycle_tolerance, rp.lifecycle_margin
+                by_relevance,
+                priority,
+                leaders,
+                notes_values,
+                rp.lifecycle_tolerance,
+                rp.lifecycle_margin,
             )
             order = with_leaders(order, places)
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.

@@ -7,9 +7,8 @@ time is cast to float32 while it is in cache and multiplied by the question. The
 float32 buffer is what must stay in cache: 1.5 MB (1,024 rows of 384 dimensions), which
 took the scoring of the Hub's 7,865 rows from 2.5 to 0.95 ms and of 196,000 from 68 to 25 ms
 against 6 MB slabs, whose cast rows had left the cache before the product read them
-(docs/benchmarks.md).
-Cosines move by at most 0.003 (the hub vault's vectors), well inside what the ranking tells
-apart.
+(docs/benchmarks.md). Cosines move by at most 0.003 (the hub vault's vectors), well inside
+what the ranking tells apart.
 
 One writer (the embedding worker) and concurrent readers: a reader takes the arrays and the
 row count under the lock and scores outside it; the writer appends past that count, marks a
@@ -188,7 +187,7 @@ class PassageMatrix:
         """
         buffer: npt.NDArray[np.float32] | None = getattr(self._local, "buffer", None)
         if buffer is None or buffer.shape[1] != codes.shape[1]:
-            rows = max(64, _SLAB_BYTES // (4 * max(1, codes.shape[1])))
+            rows = max(64, _SLAB_BYTES // (4 * codes.shape[1]))  # n > 0: a known dimension
             buffer = self._local.buffer = np.empty((rows, codes.shape[1]), dtype=np.float32)
         step = len(buffer)
         scores = np.empty(n, dtype=np.float32)

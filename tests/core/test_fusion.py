@@ -95,7 +95,7 @@ def _ranked(
 ) -> list[BlockKey]:
     """The blocks in relevance order with the leaders placed, as retrieval packs them."""
     order = sorted(priority, key=lambda k: -priority[k])
-    return list(with_leaders(order, leader_places(priority, leaders, **lifecycle)))
+    return list(with_leaders(order, leader_places(order, priority, leaders, **lifecycle)))
 
 
 def _notes(blocks: list[BlockKey]) -> list[int]:
