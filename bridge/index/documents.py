@@ -9,14 +9,17 @@ from functools import lru_cache
 import tantivy
 
 from bridge.core.entry import METADATA_SECTIONS, Note
+from bridge.core.language import folder_language, language_code
 from bridge.core.markdown import excerpt_text
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
 from bridge.core.text import spaced_bigrams, word_count
+from bridge.index.analysis import STEMMERS, with_stems
 from bridge.index.schema import (
     BLOCK_FIELD,
     FLAG_METADATA,
     HEADING_FIELD,
+    STEMS_FIELD,
     WINDOW_FIELD,
     block_key,
     build_schema,
@@ -77,13 +80,26 @@ def note_blocks(note: Note) -> list[IndexedBlock]:
     return blocks
 
 
+def stem_language(note: Note) -> str | None:
+    """The language whose stems a note is indexed with: its frontmatter `lang`, else the
+    language code its top folder is named by (`de/Sync.md`), when tantivy has its stemmer.
+
+    No detection: indexing stays as fast as before, and a note wrongly taken for German (an
+    `it/` folder of IT notes) only gains stems beside its words, which English questions do
+    not search.
+    """
+    declared = language_code(note.frontmatter.get("lang"))
+    lang = declared or folder_language(note.path)
+    return lang if lang in STEMMERS else None
+
+
 def content_key(note: Note) -> str:
     """A fingerprint of everything a note's documents are built from (not its `status`).
 
     The documents are a function of the path, title, summary, tags, transcript participants,
-    the line the body starts on and the body's text, so those are hashed; two versions of a
-    note with the same key have the same documents, and re-indexing the second can skip
-    tantivy altogether.
+    the line the body starts on, the body's text and the language it is stemmed in, so those
+    are hashed; two versions of a note with the same key have the same documents, and
+    re-indexing the second can skip tantivy altogether.
     """
     entry = note.entry
     parts = [
@@ -94,6 +110,7 @@ def content_key(note: Note) -> str:
         " ".join(sorted(participants_of(note))),
         str(note.body_line),
         note.body,
+        stem_language(note) or "",
     ]
     return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
 
@@ -149,6 +166,9 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     # Notes at the vault's root have no folder: the field is left out, not given as empty.
     base: dict[str, object] = {"folder": folders, "path": path} if folders else {"path": path}
     fields = {**base, "nid": nid, "ord": 0}
+    lang = stem_language(note)
+    if lang is not None:
+        fields[STEMS_FIELD] = lang
     for name, value in (
         ("title", note.title),
         ("path_text", link_target(path).replace("/", " ").replace("_", " ")),
@@ -157,12 +177,13 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         ("body", body),
     ):
         if value:
-            fields[name] = _clip(spaced_bigrams(value))
+            fields[name] = _clip(spaced_bigrams(with_stems(value, lang)))
     out = NoteDocuments(make(fields, schema), [], [])
     # Links as a reader sees them, not their paths, are what a block is found by.
     # Chinese, Japanese, Thai... runs as their character pairs (`spaced_bigrams`). A window
     # joins its texts with newlines, which never touch a run or change under NFKC.
-    texts = [spaced_bigrams(link_display_text(b.text)) for b in blocks]
+    # A note in a language with a stemmer carries its words' stems too (`with_stems`).
+    texts = [spaced_bigrams(with_stems(link_display_text(b.text), lang)) for b in blocks]
     flags_of: dict[str, int] = {}  # heading -> flags: one per section
     for i, block in enumerate(blocks):
         ord_ = block.ord

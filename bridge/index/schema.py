@@ -28,7 +28,10 @@ from bridge.index.analysis import ANALYZER
 # fields of its own (`spaced_bigrams`): those fields' average length, near zero in a mostly
 # English vault, made every CJK note score as if hundreds of times too long. Heading paths
 # too, so a CJK question picks a found note's lead block by its heading.
-SCHEMA_VERSION = 12
+# 13: a note in a language with a stemmer (frontmatter `lang`, else a top folder named by its
+# code) has its words' stems in that language beside its words (`with_stems`), and its entry
+# document says which language (`stems`): a question in that language searches its stems too.
+SCHEMA_VERSION = 13
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1
@@ -42,7 +45,8 @@ ENTRY_FIELDS: dict[str, float] = {
     "body": 1.0,
 }
 BLOCK_FIELD = "block"
-HEADING_FIELD = "heading"  # a block's heading path, searched only to pick a lead block
+HEADING_FIELD = "heading"
+STEMS_FIELD = "stems"  # a block's heading path, searched only to pick a lead block
 KINDS = ("entries", "blocks", "windows")
 WINDOW_FIELD = "window"
 
@@ -54,6 +58,8 @@ def build_schema() -> tantivy.Schema:
     b.add_text_field("key", stored=False, tokenizer_name="raw", index_option="basic")
     # Every folder above the note ("a", "a/b"): a query can be scoped to a subtree.
     b.add_text_field("folder", stored=False, tokenizer_name="raw", index_option="basic")
+    # On entry documents: the language whose stems the note's text carries (`with_stems`).
+    b.add_text_field(STEMS_FIELD, stored=False, tokenizer_name="raw", index_option="basic")
     # Fast numeric ids: a hit is turned into (note, block) without loading a stored document.
     b.add_unsigned_field("nid", stored=False, indexed=False, fast=True)
     b.add_unsigned_field("ord", stored=False, indexed=False, fast=True)

@@ -351,6 +351,11 @@ class SearchIndex:
             return 0.0
         return self._now.stats.coverage(terms, paths, len(nids))
 
+    def stem_languages(self) -> frozenset[str]:
+        """The languages some note is indexed with the stems of (`with_stems`): a question in
+        one of them searches its own stems too."""
+        return self._now.stem_languages()
+
     def doc_frequency(self, term: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
         return self._now.stats.doc_frequency(term)

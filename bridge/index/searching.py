@@ -15,7 +15,7 @@ from typing import NamedTuple, cast
 
 import tantivy
 
-from bridge.index.analysis import QueryTerms
+from bridge.index.analysis import STEMMERS, QueryTerms
 from bridge.index.block_store import BlockStore
 from bridge.index.documents import IndexedBlock
 from bridge.index.queries import Clause, Hit, filtered, run, should, term
@@ -23,6 +23,7 @@ from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_FIELDS,
     HEADING_FIELD,
+    STEMS_FIELD,
     WINDOW_FIELD,
     block_key,
     speaker_id,
@@ -64,6 +65,16 @@ class Snapshot:
         # The same turns and paragraphs are packed into answer after answer, and each miss
         # is a query of the block store.
         self._block_texts: dict[tuple[int, int], IndexedBlock] = {}
+        self._stem_languages: frozenset[str] | None = None
+
+    def stem_languages(self) -> frozenset[str]:
+        """The languages whose stems some note of this generation carries (`with_stems`)."""
+        if self._stem_languages is None:
+            searcher = self.searchers["entries"]
+            codes = set(STEMMERS.keys())
+            held = (c for c in codes if searcher.doc_freq(STEMS_FIELD, c) > 0)
+            self._stem_languages = frozenset(held)
+        return self._stem_languages
 
     def document_count(self, kind: str) -> int:
         """Documents in one of the three indexes."""
@@ -73,7 +84,7 @@ class Snapshot:
         self, kind: str, terms: QueryTerms, fields: dict[str, float], scope: str | None
     ) -> list[tantivy.Query]:
         # CJK pairs are indexed in the word fields (`spaced_bigrams`) and searched like words.
-        pairs = [(f, t, b) for t in (*terms.words, *terms.bigrams) for f, b in fields.items()]
+        pairs = [(f, t, b) for t in terms.searched for f, b in fields.items()]
         schema = self.schema
         if scope is None:
             return [term(schema, f, t, b) for f, t, b in pairs]

@@ -27,6 +27,7 @@ from bridge.core.fusion import (
     leader_places,
     with_leaders,
 )
+from bridge.core.language import sure_language
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
@@ -41,7 +42,7 @@ from bridge.core.ranking import (
     title_factors,
 )
 from bridge.core.tiers import Evidence
-from bridge.index.analysis import QueryTerms, analyze
+from bridge.index.analysis import QueryTerms, analyze, question_stems
 from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
 from bridge.index.queries import idf
@@ -51,6 +52,7 @@ from bridge.query.evidence import EvidenceReader
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
+from bridge.semantic.languages import LanguageDetector
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
 _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block is chosen
@@ -117,6 +119,7 @@ class Retriever:
         # measured at itself. Two workers: the API's event loop and an MCP or CLI caller may
         # query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
+        self._detector = LanguageDetector()  # loaded by the first question that needs it
 
     def close(self) -> None:
         """Stop the window-search threads (a query still running finishes first)."""
@@ -135,6 +138,8 @@ class Retriever:
         p, rp = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
+        if text:
+            terms = self._with_stems(terms, text)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
@@ -337,6 +342,23 @@ class Retriever:
                     if block is not None:
                         words[key] = excerpt_words(block.text)
             yield from (k for k in part if k in words)
+
+    def _with_stems(self, terms: QueryTerms, text: str) -> QueryTerms:
+        """The terms with the question's stems in its language, when some notes are indexed
+        with stems in that language (`with_stems`); the terms as they are otherwise.
+
+        The language is the detector's when it is sure over every language, else when it is
+        sure among English and the languages the index holds stems of (a short question's
+        words are few). Only vaults with notes in such a language pay for the detection.
+        """
+        held = self.index.stem_languages()
+        if not held:
+            return terms
+        ranks = self._detector.ranks(text)
+        lang = sure_language(ranks, None) or sure_language(ranks, held | {"en"})
+        if lang is None or lang not in held:
+            return terms
+        return question_stems(terms, text, lang)
 
     def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
         """How much of the question's rare words the best lexical notes hold (0-1); not

@@ -1,0 +1,73 @@
+"""A question finds notes in its own language by other forms of their words (native stems).
+
+Real index and real language detector on temp vaults; the dense channel has no vectors here,
+so these are the lexical searches alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bridge.index.analysis import native_stems, with_stems
+from tests.conftest import open_test_bridge, write_notes
+
+# "gelöschten Notiz" and "Fassung" in the question; "Gelöschte Notizen" and "Fassungen" in the
+# answer: the English stemmer keeps each pair apart, the German one joins them. The other
+# German note holds "Notiz" as the question spells it, twice.
+VAULT = {
+    "en/Sync/Version history.md": (
+        "# Version history\n\nRestore an older version of a deleted note from its history.\n"
+    ),
+    "en/Start/Mobile app.md": "# Mobile app\n\nInstall the app on your phone and add a note.\n",
+    "de/Sync/Versionsgeschichte.md": (
+        "# Versionsgeschichte\n\nGelöschte Notizen und ältere Fassungen stellst du in der "
+        "Versionsgeschichte wieder her.\n"
+    ),
+    "de/Start/Mobile App.md": (
+        "# Mobile App\n\nInstalliere die App auf dem Handy und lege eine Notiz an. Die Notiz "
+        "erscheint sofort in der Liste.\n"
+    ),
+}
+QUESTION = "Wie bekomme ich die ältere Fassung einer gelöschten Notiz zurück?"
+
+
+def test_a_german_question_finds_the_german_page_by_other_forms_of_its_words(
+    tmp_path: Path,
+) -> None:
+    vault = write_notes(tmp_path / "vault", VAULT)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        result = bridge.engine.query(QUESTION)
+        assert result.sources, result
+        assert result.sources[0].path == "de/Sync/Versionsgeschichte.md"
+    finally:
+        bridge.close()
+
+
+def test_a_declared_lang_gives_a_note_its_stems_once_the_note_says_so(tmp_path: Path) -> None:
+    notes = {
+        "notes/Versionsgeschichte.md": VAULT["de/Sync/Versionsgeschichte.md"],
+        "notes/Mobile App.md": VAULT["de/Start/Mobile App.md"],
+    }
+    vault = write_notes(tmp_path / "vault", notes)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        before = bridge.engine.search(QUESTION)
+        assert [s.path for s in before.sources][:1] == ["notes/Mobile App.md"]
+        for rel, text in notes.items():  # the notes declare their language; nothing else
+            (vault / rel).write_text(f"---\nlang: de\n---\n{text}", encoding="utf-8")
+        bridge.sync()
+        after = bridge.engine.search(QUESTION)
+        assert [s.path for s in after.sources][:1] == ["notes/Versionsgeschichte.md"]
+    finally:
+        bridge.close()
+
+
+def test_only_stems_the_index_would_not_hold_anyway_are_added() -> None:
+    # "Gelöschte" is "geloscht" to the English analyzer as to the German one; "Notizen" not.
+    assert native_stems("Gelöschte Notizen", "de") == ["notiz"]
+    # The English analyzer already makes "evernot" of "Evernote": no second copy.
+    assert native_stems("Evernote", "fr") == []
+    assert native_stems("Notizen", "ja") == []  # no stemmer for the language
+    assert with_stems("Notizen", None) == "Notizen"
+    assert with_stems("Notizen", "de") == "Notizen\nnotiz"
