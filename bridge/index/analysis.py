@@ -55,27 +55,52 @@ STEMMERS: dict[str, str] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _words() -> tantivy.TextAnalyzer:
+    """The words as the index's analyzer splits them, lower-cased: one token per word."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
 @lru_cache(maxsize=32)
 def _word_analyzers(lang: str) -> tuple[tantivy.TextAnalyzer, ...]:
-    """Three analyzers giving one token per word, in order: the word stemmed in `lang`; the
-    word as the index's analyzer makes it (stop words kept); that stem as the index's
-    analyzer makes it."""
-
-    def words() -> tantivy.TextAnalyzerBuilder:
-        return (
-            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-        )
-
+    """For one lower-cased word: its stem in `lang`; the word as the index's analyzer makes it
+    (stop words kept); that stem as the index's analyzer makes it."""
     native = tantivy.Filter.stemmer(STEMMERS[lang])
     english = tantivy.Filter.stemmer("english")
     fold = tantivy.Filter.ascii_fold()
-    return (
-        words().filter(native).build(),
-        words().filter(fold).filter(english).build(),
-        words().filter(native).filter(fold).filter(english).build(),
-    )
+
+    def chain(*filters: tantivy.Filter) -> tantivy.TextAnalyzer:
+        builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+        for one in filters:
+            builder = builder.filter(one)
+        return builder.build()
+
+    return chain(native), chain(fold, english), chain(native, fold, english)
+
+
+_STEM_CACHE = 200_000  # words, over every language: a few MB at most
+_stem_of: dict[tuple[str, str], str] = {}
+
+
+def _native_stem(word: str, lang: str) -> str:
+    """The stem `native_stems` adds for one lower-cased word ("" for none), remembered: a
+    vault's words repeat, and three analyzer calls a word were most of indexing a note."""
+    key = (word, lang)
+    stem = _stem_of.get(key)
+    if stem is None:
+        native, indexed, restemmed = _word_analyzers(lang)
+        stem = native.analyze(word)[0]
+        if indexed.analyze(word) == restemmed.analyze(word):
+            stem = ""
+        if len(_stem_of) >= _STEM_CACHE:
+            _stem_of.clear()
+        _stem_of[key] = stem
+    return stem
 
 
 def native_stems(text: str, lang: str) -> list[str]:
@@ -93,13 +118,7 @@ def native_stems(text: str, lang: str) -> list[str]:
     """
     if lang not in STEMMERS or not text.strip():
         return []
-    stemmed, indexed, restemmed = _word_analyzers(lang)
-    stems = stemmed.analyze(text)
-    return [
-        s
-        for s, a, b in zip(stems, indexed.analyze(text), restemmed.analyze(text), strict=True)
-        if a != b
-    ]
+    return [stem for word in _words().analyze(text) if (stem := _native_stem(word, lang))]
 
 
 def with_stems(text: str, lang: str | None) -> str:
