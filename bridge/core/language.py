@@ -36,6 +36,11 @@ def language_code(value: object) -> str | None:
     return match.group(1)
 
 
+def declared(properties: Mapping[str, object]) -> object:
+    """What a note's frontmatter says its language is: `lang`, else `language` (unchecked)."""
+    return properties.get("lang", properties.get("language"))
+
+
 def folder_language(path: str) -> str | None:
     """The language a note's top-level folder names, if it names one (`de/Sync.md` -> de)."""
     top, sep, _ = path.partition("/")

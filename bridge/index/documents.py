@@ -9,7 +9,7 @@ from functools import lru_cache
 import tantivy
 
 from bridge.core.entry import METADATA_SECTIONS, Note
-from bridge.core.language import folder_language, language_code
+from bridge.core.language import declared, folder_language, language_code
 from bridge.core.markdown import excerpt_text
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
@@ -81,15 +81,15 @@ def note_blocks(note: Note) -> list[IndexedBlock]:
 
 
 def stem_language(note: Note) -> str | None:
-    """The language whose stems a note is indexed with: its frontmatter `lang`, else the
-    language code its top folder is named by (`de/Sync.md`), when tantivy has its stemmer.
+    """The language whose stems a note is indexed with: its frontmatter `lang` (or
+    `language`), else the language code its top folder is named by (`de/Sync.md`), when
+    tantivy has its stemmer.
 
     No detection: indexing stays as fast as before, and a note wrongly taken for German (an
     `it/` folder of IT notes) only gains stems beside its words, which English questions do
     not search.
     """
-    declared = language_code(note.frontmatter.get("lang"))
-    lang = declared or folder_language(note.path)
+    lang = language_code(declared(note.frontmatter)) or folder_language(note.path)
     return lang if lang in STEMMERS else None
 
 

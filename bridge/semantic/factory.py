@@ -11,7 +11,7 @@ import dataclasses
 import os
 
 from bridge.core.frontmatter import FrontmatterError
-from bridge.core.language import language_code
+from bridge.core.language import declared, language_code
 from bridge.core.properties import read as read_properties
 from bridge.index.search_index import SearchIndex
 from bridge.semantic import bundled
@@ -114,7 +114,7 @@ def declared_language(store: VaultStore, path: str) -> object:
         data = read_properties(text)
     except FrontmatterError:
         return None
-    return data.get("lang", data.get("language"))
+    return declared(data)
 
 
 def stored_status(settings: Settings) -> dict[str, object]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bridge.index.analysis import native_stems, with_stems
 from tests.conftest import open_test_bridge, write_notes
 
@@ -44,7 +46,10 @@ def test_a_german_question_finds_the_german_page_by_other_forms_of_its_words(
         bridge.close()
 
 
-def test_a_declared_lang_gives_a_note_its_stems_once_the_note_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["lang", "language"])
+def test_a_declared_language_gives_a_note_its_stems_once_the_note_says_so(
+    tmp_path: Path, key: str
+) -> None:
     notes = {
         "notes/Versionsgeschichte.md": VAULT["de/Sync/Versionsgeschichte.md"],
         "notes/Mobile App.md": VAULT["de/Start/Mobile App.md"],
@@ -55,7 +60,7 @@ def test_a_declared_lang_gives_a_note_its_stems_once_the_note_says_so(tmp_path: 
         before = bridge.engine.search(QUESTION)
         assert [s.path for s in before.sources][:1] == ["notes/Mobile App.md"]
         for rel, text in notes.items():  # the notes declare their language; nothing else
-            (vault / rel).write_text(f"---\nlang: de\n---\n{text}", encoding="utf-8")
+            (vault / rel).write_text(f"---\n{key}: de\n---\n{text}", encoding="utf-8")
         bridge.sync()
         after = bridge.engine.search(QUESTION)
         assert [s.path for s in after.sources][:1] == ["notes/Versionsgeschichte.md"]
