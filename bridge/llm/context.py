@@ -110,8 +110,11 @@ def related_entries(
     Uses `retrieve`, not `search`: looking for context is not a use of those notes, so it must
     not add access bonuses to their importance.
     """
-    terms = query_terms(normalise_query(content[:QUERY_CHARS]))
-    found = engine.retrieve(terms, budget=200, limit=limit)
+    text = content[:QUERY_CHARS]
+    terms = query_terms(normalise_query(text))
+    # The text too: a note that says the same in other words is what curation must see
+    # (an UPDATE, not a second note); the encoder reads the text's first passage's worth.
+    found = engine.retrieve(terms, budget=200, limit=limit, text=text)
     resolver = engine.index.link_resolver()
     out = []
     for source in found.sources[:limit]:

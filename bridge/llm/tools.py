@@ -82,7 +82,9 @@ class MemoryTools:
         terms = query_terms(normalise_query(query))
         if terms.empty:
             return "the query has no searchable words"
-        found = self.engine.retrieve(terms, budget=600, limit=8)
+        # With the words as asked: the model's own searches find by meaning too, as a
+        # person's question does (the dense channel, and a language's own word forms).
+        found = self.engine.retrieve(terms, budget=600, limit=8, text=query)
         return excerpts_text(found.sources) if found.sources else "nothing found"
 
     def _path(self, path: str) -> str | None:
