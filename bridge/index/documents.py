@@ -85,7 +85,7 @@ def stem_language(note: Note) -> str | None:
     `language`), else the language code its top folder is named by (`de/Sync.md`), when
     tantivy has its stemmer.
 
-    No detection: indexing stays as fast as before, and a note wrongly taken for German (an
+    No detection: indexing stays as fast as before, and a note wrongly taken for Italian (an
     `it/` folder of IT notes) only gains stems beside its words, which English questions do
     not search.
     """

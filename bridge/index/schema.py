@@ -45,8 +45,8 @@ ENTRY_FIELDS: dict[str, float] = {
     "body": 1.0,
 }
 BLOCK_FIELD = "block"
-HEADING_FIELD = "heading"
-STEMS_FIELD = "stems"  # a block's heading path, searched only to pick a lead block
+HEADING_FIELD = "heading"  # a block's heading path, searched only to pick a lead block
+STEMS_FIELD = "stems"  # the language whose stems an entry's note carries (`with_stems`)
 KINDS = ("entries", "blocks", "windows")
 WINDOW_FIELD = "window"
 

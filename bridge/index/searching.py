@@ -71,8 +71,7 @@ class Snapshot:
         """The languages whose stems some note of this generation carries (`with_stems`)."""
         if self._stem_languages is None:
             searcher = self.searchers["entries"]
-            codes = set(STEMMERS.keys())
-            held = (c for c in codes if searcher.doc_freq(STEMS_FIELD, c) > 0)
+            held = (c for c in STEMMERS if searcher.doc_freq(STEMS_FIELD, c) > 0)
             self._stem_languages = frozenset(held)
         return self._stem_languages
 
