@@ -177,13 +177,13 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
         ("body", body),
     ):
         if value:
-            fields[name] = _clip(spaced_bigrams(with_stems(value, lang)))
+            fields[name] = _clip(spaced_bigrams(with_stems(_clip(value), lang)))
     out = NoteDocuments(make(fields, schema), [], [])
     # Links as a reader sees them, not their paths, are what a block is found by.
     # Chinese, Japanese, Thai... runs as their character pairs (`spaced_bigrams`). A window
     # joins its texts with newlines, which never touch a run or change under NFKC.
     # A note in a language with a stemmer carries its words' stems too (`with_stems`).
-    texts = [spaced_bigrams(with_stems(link_display_text(b.text), lang)) for b in blocks]
+    texts = [spaced_bigrams(with_stems(_clip(link_display_text(b.text)), lang)) for b in blocks]
     flags_of: dict[str, int] = {}  # heading -> flags: one per section
     for i, block in enumerate(blocks):
         ord_ = block.ord
