@@ -66,6 +66,9 @@ def readme_figures() -> list[str]:
         f"{result('hub_lexical')['all']['first']:.1f}%",
         f"{result('hub')['all']['within_3']:.1f}%",
         str(result("hub")["off_topic_flagged"]),
+        f"{result('help')['all']['first']:.1f}%",
+        f"{result('help')['all']['within_3']:.1f}%",
+        str(result("help")["other_language_first"]["count"]),
     ]
 
 
