@@ -27,7 +27,7 @@ from bridge.core.fusion import (
     leader_places,
     with_leaders,
 )
-from bridge.core.language import sure_language
+from bridge.core.language import folder_language, sure_language
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
@@ -138,8 +138,10 @@ class Retriever:
         p, rp = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
-        if text:
-            terms = self._with_stems(terms, text)
+        editions = self._lexical_editions()
+        asked = self._question_language(text, editions) if text else None
+        if asked is not None and asked in self.index.stem_languages():
+            terms = question_stems(terms, text or "", asked)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
@@ -201,7 +203,7 @@ class Retriever:
         )
         # Notes in another language than the question's demoted where some are in its
         # language; notes the question names by their whole title lifted.
-        factors = self._language_factors(dense, note_score)
+        factors = self._language_factors(dense, note_score, records, editions, asked)
         for nid, factor in titles.items():
             factors[nid] = factors.get(nid, 1.0) * factor
         for nid, factor in factors.items():
@@ -343,22 +345,28 @@ class Retriever:
                         words[key] = excerpt_words(block.text)
             yield from (k for k in part if k in words)
 
-    def _with_stems(self, terms: QueryTerms, text: str) -> QueryTerms:
-        """The terms with the question's stems in its language, when some notes are indexed
-        with stems in that language (`with_stems`); the terms as they are otherwise.
+    def _lexical_editions(self) -> frozenset[str]:
+        """Without the dense channel, the languages of a vault laid out by language: two or
+        more top folders named by language codes (`en/`, `de/`); none otherwise (a lone `it/`
+        folder of IT notes is no edition). The dense channel knows its notes' languages."""
+        if self.dense is not None:
+            return frozenset()
+        folders = self.index.folder_languages()
+        return folders if len(folders) >= 2 else frozenset()
 
-        The language is the detector's when it is sure over every language, else when it is
-        sure among English and the languages the index holds stems of (a short question's
-        words are few). Only vaults with notes in such a language pay for the detection.
+    def _question_language(self, text: str, editions: frozenset[str]) -> str | None:
+        """The question's language, when the vault has notes it matters for: notes with stems
+        in a language (`with_stems`), or editions (`_lexical_editions`); None otherwise,
+        without running the detector.
+
+        The detector's language when it is sure over every language, else when it is sure
+        among English and the vault's languages (a short question's words are few).
         """
-        held = self.index.stem_languages()
-        if not held:
-            return terms
+        among = self.index.stem_languages() | editions
+        if not among:
+            return None
         ranks = self._detector.ranks(text)
-        lang = sure_language(ranks, None) or sure_language(ranks, held | {"en"})
-        if lang is None or lang not in held:
-            return terms
-        return question_stems(terms, text, lang)
+        return sure_language(ranks, None) or sure_language(ranks, among | {"en"})
 
     def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
         """How much of the question's rare words the best lexical notes hold (0-1); not
@@ -385,13 +393,30 @@ class Retriever:
         return channel_weights(coverage, self.params.dense)
 
     def _language_factors(
-        self, dense: DenseFound, note_score: dict[int, float]
+        self,
+        dense: DenseFound,
+        note_score: dict[int, float],
+        records: Mapping[int, NoteRecord],
+        editions: frozenset[str],
+        asked: str | None,
     ) -> dict[int, float]:
         """Notes to demote for being in another language than the question (`language_factors`),
-        or, when its language is unknown, for being untranslated copies (`copy_factors`)."""
-        if self.dense is None:
-            return {}
+        or, when its language is unknown, for being untranslated copies (`copy_factors`).
+
+        Without the dense channel, a note's language is its edition folder's (`editions`), and
+        the question's the detector's (`asked`): lexical-only, an English question got the
+        French edition's untranslated copy of the English page first.
+        """
         factor = self.params.dense.other_language
+        if self.dense is None:
+            if not editions or asked is None:
+                return {}
+            languages = {
+                nid: lang if (lang := folder_language(records[nid].path)) in editions else None
+                for nid in note_score
+                if nid in records
+            }
+            return language_factors(languages, asked, factor)
         if dense.language is None:
             copies = [nid for nid in note_score if self.dense.is_copy(nid)]
             return copy_factors(copies, note_score, factor)

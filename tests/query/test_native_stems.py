@@ -1,4 +1,5 @@
-"""A question finds notes in its own language by other forms of their words (native stems).
+"""A question finds notes in its own language by other forms of their words (native stems),
+and, with the dense channel off, gets its own edition's page before another edition's copy.
 
 Real index and real language detector on temp vaults; the dense channel has no vectors here,
 so these are the lexical searches alone.
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from bridge.index.analysis import native_stems, with_stems
+from bridge.runtime import open_bridge
+from bridge.settings import Settings
 from tests.conftest import open_test_bridge, write_notes
 
 # "gelöschten Notiz" and "Fassung" in the question; "Gelöschte Notizen" and "Fassungen" in the
@@ -76,3 +79,33 @@ def test_only_stems_the_index_would_not_hold_anyway_are_added() -> None:
     assert native_stems("Notizen", "ja") == []  # no stemmer for the language
     assert with_stems("Notizen", None) == "Notizen"
     assert with_stems("Notizen", "de") == "Notizen\nnotiz"
+
+
+# The French edition's untranslated copy of the English page: an older, shorter version.
+EDITIONS = {
+    "en/Sync/Security and privacy.md": (
+        "# Security and privacy\n\nYour notes are encrypted end to end before they leave your "
+        "device, so nobody at the company can read them. You choose the encryption password "
+        "when you create the remote vault, and we never store it.\n"
+    ),
+    "fr/Sync/Security and privacy.md": (
+        "# Security and privacy\n\nYour notes are encrypted so nobody at the company can read "
+        "them.\n"
+    ),
+    "fr/Sync/Sécurité.md": "# Sécurité\n\nVos notes sont chiffrées de bout en bout.\n",
+    "de/Sync/Sicherheit.md": "# Sicherheit\n\nDeine Notizen werden verschlüsselt.\n",
+}
+
+
+def test_lexical_only_an_english_question_gets_the_english_page_before_another_editions_copy(
+    tmp_path: Path,
+) -> None:
+    """With the dense channel off, a note's language is its edition folder's."""
+    vault = write_notes(tmp_path / "vault", EDITIONS)
+    bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / "state", embed_model="off"))
+    try:
+        bridge.sync()
+        found = bridge.engine.search("is my data encrypted so nobody at the company can read it?")
+        assert [s.path for s in found.sources][:1] == ["en/Sync/Security and privacy.md"]
+    finally:
+        bridge.close()
