@@ -9,6 +9,7 @@ what it writes; the manifest on disk stays the record that survives a restart.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -48,6 +49,8 @@ class Catalog:
                 self.records[rec.nid] = rec
                 self.record_nids[rec.path] = rec.nid
         self._next_nid = max(self.paths, default=0) + 1
+        # Notes under each top-level folder (`de/`, `en/`...): which editions a vault has.
+        self._tops: Counter[str] = Counter(_top(path) for path in self.stamps)
         # Bumped when a path appears or disappears (not on edits): link resolution depends on
         # the set of paths only, so resolvers change just when this does, by the logged changes.
         self.paths_version = 0
@@ -65,6 +68,7 @@ class Catalog:
             self.paths_version += 1
             self._path_changes = []
             self._resolver = None
+            self._tops.clear()
 
     def allocate(self) -> int:
         """A note id never given before in this index."""
@@ -78,6 +82,15 @@ class Catalog:
             self.paths_version += 1
             if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
                 self._path_changes.append((path, added))
+            top = _top(path)
+            self._tops[top] += 1 if added else -1
+            if self._tops[top] <= 0:
+                del self._tops[top]
+
+    def top_folders(self) -> list[str]:
+        """The vault's top-level folders that hold notes ("" for notes at the root)."""
+        with self._paths_lock:
+            return list(self._tops)
 
     def link_resolver(self) -> LinkResolver:
         """See `SearchIndex.link_resolver`."""
@@ -121,3 +134,9 @@ class Catalog:
                 del nids[prev.path]  # same id, other path: replaced
             records[rec.nid] = rec
             nids[rec.path] = rec.nid
+
+
+def _top(path: str) -> str:
+    """A note path's top-level folder ("" at the vault's root)."""
+    top, sep, _ = path.partition("/")
+    return top if sep else ""

@@ -109,3 +109,25 @@ def test_lexical_only_an_english_question_gets_the_english_page_before_another_e
         assert [s.path for s in found.sources][:1] == ["en/Sync/Security and privacy.md"]
     finally:
         bridge.close()
+
+
+def test_the_vaults_editions_follow_its_folders_as_notes_come_and_go(tmp_path: Path) -> None:
+    vault = write_notes(tmp_path / "vault", EDITIONS)
+    state = tmp_path / "state"
+    bridge = open_bridge(Settings(vault=vault, state_dir=state, embed_model="off"))
+    try:
+        bridge.sync()
+        assert bridge.index.folder_languages() == {"en", "fr", "de"}
+        for name in ("Security and privacy.md", "Sécurité.md"):
+            (vault / "fr" / "Sync" / name).unlink()
+        (vault / "pt-br").mkdir()
+        (vault / "pt-br" / "Segurança.md").write_text("# Segurança\n\nNotas cifradas.\n")
+        bridge.sync()
+        assert bridge.index.folder_languages() == {"en", "de", "pt"}
+    finally:
+        bridge.close()
+    reopened = open_bridge(Settings(vault=vault, state_dir=state, embed_model="off"))
+    try:  # a restart counts them from the stored records
+        assert reopened.index.folder_languages() == {"en", "de", "pt"}
+    finally:
+        reopened.close()
