@@ -138,14 +138,14 @@ class Retriever:
         p, rp = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
-        editions = self._lexical_editions()
-        asked = self._question_language(text, editions) if text else None
-        if asked is not None and asked in self.index.stem_languages():
-            terms = question_stems(terms, text or "", asked)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
             dense_later = self._searches.submit(self.dense.find, text, scope, p.dense.depth)
+        editions = self._lexical_editions()
+        asked = self._question_language(text, editions) if text else None
+        if asked is not None and asked in self.index.stem_languages():
+            terms = question_stems(terms, text or "", asked)
         speaker = self.evidence.named_speaker(terms)
         windows_later = None
         wanted = self.window_count(budget)
