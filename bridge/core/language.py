@@ -76,6 +76,18 @@ def sure_language(ranks: Mapping[str, float], among: frozenset[str] | None) -> s
     return lang if best / total >= SURE else None
 
 
+def question_language(ranks: Mapping[str, float], among: frozenset[str]) -> str | None:
+    """A question's language: the one the detector is sure of over all languages (a Chinese
+    question is Chinese whatever the vault holds), else the one it is sure of among `among`,
+    the vault's own (a short English question in an English vault is English)."""
+    sure = sure_language(ranks, None)
+    if sure is not None:
+        return sure
+    if len(among) == 1 and ranks:
+        return next(iter(among))
+    return sure_language(ranks, among) if among else None
+
+
 def letter_count(text: str) -> int:
     """How many letters `text` holds (what detection can go on)."""
     return sum(1 for ch in text if ch.isalpha())

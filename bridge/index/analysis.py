@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import tantivy
@@ -83,24 +83,14 @@ def _word_analyzers(lang: str) -> tuple[tantivy.TextAnalyzer, ...]:
     return chain(native), chain(fold, english), chain(native, fold, english)
 
 
-_STEM_CACHE = 200_000  # words, over every language: a few MB at most
-_stem_of: dict[tuple[str, str], str] = {}
-
-
+@lru_cache(maxsize=200_000)  # words, over every language: a few MB at most
 def _native_stem(word: str, lang: str) -> str:
     """The stem `native_stems` adds for one lower-cased word ("" for none), remembered: a
     vault's words repeat, and three analyzer calls a word were most of indexing a note."""
-    key = (word, lang)
-    stem = _stem_of.get(key)
-    if stem is None:
-        native, indexed, restemmed = _word_analyzers(lang)
-        stem = native.analyze(word)[0]
-        if indexed.analyze(word) == restemmed.analyze(word):
-            stem = ""
-        if len(_stem_of) >= _STEM_CACHE:
-            _stem_of.clear()
-        _stem_of[key] = stem
-    return stem
+    native, indexed, restemmed = _word_analyzers(lang)
+    if indexed.analyze(word) == restemmed.analyze(word):
+        return ""
+    return str(native.analyze(word)[0])
 
 
 def native_stems(text: str, lang: str) -> list[str]:
@@ -201,6 +191,4 @@ def question_stems(terms: QueryTerms, text: str, lang: str) -> QueryTerms:
             if term not in have:
                 have.add(term)
                 stems.append(term)
-    if not stems:
-        return terms
-    return QueryTerms(terms.words, terms.bigrams, terms.long_words, tuple(stems[:64]))
+    return replace(terms, stems=tuple(stems[:64])) if stems else terms

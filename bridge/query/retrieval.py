@@ -27,7 +27,7 @@ from bridge.core.fusion import (
     leader_places,
     with_leaders,
 )
-from bridge.core.language import folder_language, sure_language
+from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
 from bridge.core.ranking import (
     NEUTRAL,
@@ -365,8 +365,7 @@ class Retriever:
         among = self.index.stem_languages() | editions
         if not among:
             return None
-        ranks = self._detector.ranks(text)
-        return sure_language(ranks, None) or sure_language(ranks, among | {"en"})
+        return question_language(self._detector.ranks(text), among | {"en"})
 
     def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
         """How much of the question's rare words the best lexical notes hold (0-1); not

@@ -19,7 +19,12 @@ from itertools import islice
 import numpy as np
 
 from bridge.core.fusion import PassageHit
-from bridge.core.language import edition_folders, edition_language, folder_language, sure_language
+from bridge.core.language import (
+    edition_folders,
+    edition_language,
+    folder_language,
+    question_language,
+)
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound
@@ -430,14 +435,7 @@ class SemanticIndex:
         """The question's language: the detector's when it is sure over all languages (a
         Chinese question is Chinese whatever the vault holds), else the one it is sure of
         among the vault's own (a short English question in an English vault is English)."""
-        ranks = self.detector.ranks(text)
-        sure = sure_language(ranks, None)
-        if sure is not None:
-            return sure
-        among = self.vault_languages()
-        if len(among) == 1 and ranks:
-            return next(iter(among))
-        return sure_language(ranks, among) if among else None
+        return question_language(self.detector.ranks(text), self.vault_languages())
 
     def embed_question(self, text: str, lang: str | None) -> Vectors | None:
         """The question's vector, or None when the model does not serve its language."""
