@@ -7,10 +7,11 @@ must end the same way: same exit code, same outcome, same reason when it refuses
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,8 @@ from typing import Any
 import pytest
 
 from bridge.cli import main
-from tests.conftest import CEILING, TEMPLATE, isolated_environ, seed_vectors
-from tests.test_one_bridge import COMMAND, stop
+from tests.conftest import TEMPLATE, isolated_environ, seed_vectors
+from tests.test_one_bridge import stop
 from tests.watch.test_watch_serve import _lines, _serve, _wait_for
 
 
@@ -37,17 +38,19 @@ class Twins:
     served: tuple[Path, Path]
     alone: tuple[Path, Path]
     url: str
-    env: dict[str, str]
     files: Path
 
     def run(self, where: tuple[Path, Path], *args: str) -> Ran:
+        """The CLI's `main` in this process (the suite's isolated environment): the code a
+        `vault-bridge` process runs, without a process start-up per command (one second
+        each, ~50 of them in this module; tests/test_one_bridge.py runs real processes)."""
         vault, state = where
         argv = [*args, "--vault", str(vault), "--state-dir", str(state), "--json"]
-        done = subprocess.run(
-            [*COMMAND, *argv], capture_output=True, text=True, timeout=CEILING, env=self.env
-        )
-        doc = json.loads(done.stdout) if done.stdout.strip() else None
-        return Ran(done.returncode, doc, done.stderr)
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(argv)
+        doc = json.loads(out.getvalue()) if out.getvalue().strip() else None
+        return Ran(code, doc, err.getvalue())
 
     def both(self, *args: str) -> tuple[Ran, Ran]:
         """The command through the running serve, then alone; the served one said so."""
@@ -77,7 +80,7 @@ def twins(tmp_path_factory: pytest.TempPathFactory, template_vectors: Path) -> I
         _wait_for(_lines(proc), "watching")
         url = str(json.loads((served[1] / "bridge.json").read_text())["url"])
         alone = (base / "alone" / "vault", base / "alone" / "state")
-        yield Twins(served, alone, url, env, base / "files")
+        yield Twins(served, alone, url, base / "files")
     finally:
         stop(proc)
 
