@@ -227,6 +227,7 @@ def engine_params(settings: Settings) -> EngineParams:
         depth=settings.dense_depth,
         other_language=settings.dense_other_language,
         leaders=settings.dense_leaders,
+        lead_margin=settings.dense_lead_margin,
     )
     return EngineParams(
         entry_limit=settings.query_entry_limit,

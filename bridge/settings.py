@@ -300,6 +300,7 @@ class Settings(BaseSettings):
     dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
     dense_leaders: int = Field(default=2, ge=0, le=10)
+    dense_lead_margin: float = Field(default=0.1, ge=0)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
 

@@ -46,6 +46,9 @@ class DenseParams:
     # How many of the channel's own best notes keep a place among the first sources
     # (`leader_places`).
     leaders: int = 2
+    # The channel's best note takes the first place when the fused note relevance also puts
+    # it this far above the note holding that place (`leader_places`); above 1, never.
+    lead_margin: float = 0.1
 
 
 def passage_relevance(hits: Sequence[PassageHit]) -> list[float]:
@@ -178,10 +181,14 @@ def leader_places(
     lifecycle_of: Callable[[Collection[int]], Mapping[int, float]] | None = None,
     tolerance: float = 0.0,
     margin: float = 0.0,
+    relevance_of: Mapping[int, float] | None = None,
+    lead_margin: float = 2.0,
 ) -> list[tuple[int, list[BlockKey]]]:
     """Where the dense channel's best notes must be at the latest: the i-th leader's best
-    block by the (i + 2)-th note place, for `with_leaders`. `ranked` is the blocks in
-    descending `priority`, as retrieval sorted them: a note's first block there is its best.
+    block by the (i + 2)-th note place, for `with_leaders`; the first leader by the first
+    place when its note relevance (`relevance_of`, the fused one) is at least `lead_margin`
+    above that of the note whose block leads. `ranked` is the blocks in descending
+    `priority`, as retrieval sorted them: a note's first block there is its best.
 
     Trigger: on the help vault the channel alone had the answering page within the first 3
     for 24 of 28 English questions, the fused ranking for 21: near-equal cosines of pages
@@ -204,11 +211,20 @@ def leader_places(
     places: list[tuple[int, list[BlockKey]]] = []
     for i, nid in enumerate(leaders):
         slot = i + 2  # the 1-based note place the i-th leader must reach
+        if i == 0 and relevance_of is not None and order and nid in relevance_of:
+            head = relevance_of.get(order[0], 0.0)
+            if relevance_of[nid] >= head + lead_margin:
+                slot = 1
         if nid not in best or order.index(nid) < slot:
             continue  # no block of it is a candidate, or relevance already puts it there
         relevance = {n: priority[best[n]] for n in order[slot - 1 :]}
         near = _preferred_near_equals(nid, relevance, lifecycle_of, tolerance, margin)
-        places.append((slot, [best[n] for n in (*near, nid)]))
+        moved = [*near, nid]
+        places.append((slot, [best[n] for n in moved]))
+        # The next leader's place is counted in the order with this one placed: a note it
+        # passed went down, and may now need placing itself.
+        rest = [n for n in order if n not in moved]
+        order = [*rest[: slot - 1], *moved, *rest[slot - 1 :]]
     return places
 
 

@@ -281,6 +281,8 @@ class Retriever:
                 notes_values,
                 rp.lifecycle_tolerance,
                 rp.lifecycle_margin,
+                note_score,
+                p.dense.lead_margin,
             )
             order = with_leaders(order, places)
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.

@@ -115,7 +115,7 @@ def test_the_dense_channels_leaders_are_its_best_passages_notes_once_each() -> N
     assert dense_leaders({}, 2) == []
 
 
-def test_the_channels_leaders_take_the_second_and_third_place_never_the_first() -> None:
+def test_the_channels_leaders_take_the_second_and_third_place() -> None:
     # Notes 1-5 by relevance; the channel's first note (5) is last, its second (4) fourth:
     # they take the 2nd and 3rd places, the rest keep their order below them.
     priority = {(1, 0): 2.0, (2, 0): 1.5, (2, 1): 0.1, (3, 0): 1.2, (4, 0): 1.0, (5, 3): 0.4}
@@ -128,6 +128,36 @@ def test_the_channels_leaders_take_the_second_and_third_place_never_the_first() 
     assert _ranked(priority, [9]) == order
     # The channel's first note first already: the second leader takes the 3rd place.
     assert _notes(_ranked(priority, [1, 5])) == [1, 2, 5, 3, 4]
+
+
+def test_the_channels_first_note_leads_only_when_the_fused_note_relevance_agrees() -> None:
+    # Note 1 leads by one strong block; the channel's first note (4) is fourth by its best
+    # block, but as a note the fusion rates it 0.15 above note 1: it takes the first place.
+    priority = {(1, 0): 2.0, (2, 0): 1.5, (3, 0): 1.2, (4, 0): 1.0, (4, 1): 0.9}
+    notes = {1: 0.80, 2: 0.70, 3: 0.60, 4: 0.95}
+    agree = {"relevance_of": notes, "lead_margin": 0.1}
+    ranked = _ranked(priority, [4, 3], **agree)
+    assert _notes(ranked) == [4, 1, 3, 2]
+    assert sorted(ranked) == sorted(priority)
+    # Within the margin, the first place stays the fusion's: the leader is second.
+    assert _notes(_ranked(priority, [4, 3], relevance_of=notes, lead_margin=0.2)) == [1, 4, 3, 2]
+    # The second leader never takes the first place, however the fusion rates it.
+    assert _notes(_ranked(priority, [2, 4], **agree)) == [1, 2, 4, 3]
+
+
+def test_a_leader_taking_the_first_place_brings_the_near_equal_the_lifecycle_prefers() -> None:
+    # Note 4 is an old fact the channel ranks first; note 5 supersedes it, 2% less relevant
+    # and fresher: both go before note 1, the fresher one first.
+    priority = {(1, 0): 2.0, (2, 0): 1.5, (4, 0): 1.0, (5, 0): 0.98}
+    values = {1: 0.5, 2: 0.5, 4: 0.2, 5: 0.9}
+    notes = {1: 0.6, 2: 0.5, 4: 0.9, 5: 0.88}
+
+    def lifecycle_of(nids: Collection[int]) -> dict[int, float]:
+        return {n: values[n] for n in nids}
+
+    near = {"lifecycle_of": lifecycle_of, "tolerance": 0.05, "margin": 0.02}
+    ranked = _ranked(priority, [4], relevance_of=notes, lead_margin=0.1, **near)
+    assert _notes(ranked) == [5, 4, 1, 2]
 
 
 def test_a_leader_moved_by_the_lifecycle_into_its_place_is_not_moved_again() -> None:

@@ -83,3 +83,45 @@ def test_the_page_the_meaning_search_ranks_high_is_among_the_first_three_sources
         with_rule.close()
         without_rule.close()
     assert {rel: (vault / rel).read_bytes() for rel in PAGES} == before  # nothing rewritten
+
+
+# A long page whose one block holds the question's words ("change", "site") and a short one
+# that says what is meant in other words ("typeface", "palette").
+LOOKS = {
+    **PAGES,
+    "publish/manage-sites.md": "# Manage sites\n\nA site is a collection of published pages."
+    "\n\n## Create a site\n\nOpen the publish dialog and click Create site; enter the site ID."
+    "\n\n## Delete a site\n\nOpen the publish dialog, switch site and click Delete site.\n\n"
+    "## Site options\n\nSite name, home page, logo, custom domain, search engine indexing. "
+    "Change the site options from the publish dialog.\n\n## Appearance\n\nTheme: light, dark "
+    "or adapt to system. Light/dark toggle. Change the site appearance options at any time.\n",
+    "publish/customize.md": "# Customize your site\n\nGive your published site its own look: "
+    "upload a stylesheet named publish.css with your CSS snippets to restyle the typeface, "
+    "the palette and the spacing, and a favicon for the browser tab.\n",
+}
+LOOKS_QUESTION = "can I change the colours and fonts of my published site?"
+
+
+def test_the_page_both_channels_prefer_as_a_note_leads_by_the_margin_asked(
+    tmp_path: Path,
+) -> None:
+    vault = write_notes(tmp_path / "vault", LOOKS)
+    close = _embedded(vault, tmp_path / "close", dense_lead_margin=0)
+    never = _embedded(vault, tmp_path / "never", dense_lead_margin=2)
+    try:
+        assert close.semantic is not None
+        found = close.semantic.find(LOOKS_QUESTION, None, 100)
+        assert close.index.path_of(found.hits[0].nid) == "publish/customize.md"
+        # The fusion rates the short page higher as a note, but the long page's block leads:
+        # without the rule the short page is second.
+        kept = never.engine.search(LOOKS_QUESTION, limit=10).sources
+        assert [s.path for s in kept[:2]] == ["publish/manage-sites.md", "publish/customize.md"]
+        assert kept[1].score > kept[0].score
+        # With a margin the two notes' relevance clears, it leads; the rest keep their order.
+        led = close.engine.search(LOOKS_QUESTION, limit=10).sources
+        assert [s.path for s in led[:2]] == ["publish/customize.md", "publish/manage-sites.md"]
+        assert [s.path for s in led[2:]] == [s.path for s in kept[2:]]
+        assert {s.path: s.score for s in led} == {s.path: s.score for s in kept}
+    finally:
+        close.close()
+        never.close()
