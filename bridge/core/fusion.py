@@ -47,7 +47,8 @@ class DenseParams:
     # (`leader_places`).
     leaders: int = 2
     # The channel's best note takes the first place when the fused note relevance also puts
-    # it this far above the note holding that place (`leader_places`); above 1, never.
+    # it this far above the note holding that place (`leader_places`); from 1 + the title
+    # boost (no relevance is higher), never.
     lead_margin: float = 0.1
 
 
