@@ -183,7 +183,7 @@ def leader_places(
     tolerance: float = 0.0,
     margin: float = 0.0,
     relevance_of: Mapping[int, float] | None = None,
-    lead_margin: float = 2.0,
+    lead_margin: float = DenseParams.lead_margin,
 ) -> list[tuple[int, list[BlockKey]]]:
     """Where the dense channel's best notes must be at the latest: the i-th leader's best
     block by the (i + 2)-th note place, for `with_leaders`; the first leader by the first

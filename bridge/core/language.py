@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from bridge.core.paths import top_folder
+
 # ISO 639-1 codes (the detector's labels are a subset). A folder is a language only by one.
 _CODES = (
     "af am an ar as az be bg bn br bs ca cs cy da de dz el en eo es et eu fa fi fo fr ga gl gu "
@@ -43,8 +45,8 @@ def declared(properties: Mapping[str, object]) -> object:
 
 def folder_language(path: str) -> str | None:
     """The language a note's top-level folder names, if it names one (`de/Sync.md` -> de)."""
-    top, sep, _ = path.partition("/")
-    return language_code(top) if sep else None
+    top = top_folder(path)
+    return language_code(top) if top else None
 
 
 def note_language(

@@ -138,3 +138,9 @@ def stem(path: str) -> str:
 def parent(path: str) -> str:
     """The folder of a note path (`""` at the vault root)."""
     return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def top_folder(path: str) -> str:
+    """The top-level folder of a note path (`""` at the vault root): `de/Sync/a.md` -> `de`."""
+    top, sep, _ = path.partition("/")
+    return top if sep else ""

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from bridge.core.paths import top_folder
 from bridge.core.relations import LinkResolver
 from bridge.index.manifest import NoteRecord
 from bridge.index.memory import collector_paused
@@ -50,7 +51,7 @@ class Catalog:
                 self.record_nids[rec.path] = rec.nid
         self._next_nid = max(self.paths, default=0) + 1
         # Notes under each top-level folder (`de/`, `en/`...): which editions a vault has.
-        self._tops: Counter[str] = Counter(_top(path) for path in self.stamps)
+        self._tops: Counter[str] = Counter(top_folder(path) for path in self.stamps)
         # Bumped when a path appears or disappears (not on edits): link resolution depends on
         # the set of paths only, so resolvers change just when this does, by the logged changes.
         self.paths_version = 0
@@ -82,7 +83,7 @@ class Catalog:
             self.paths_version += 1
             if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
                 self._path_changes.append((path, added))
-            top = _top(path)
+            top = top_folder(path)
             self._tops[top] += 1 if added else -1
             if self._tops[top] <= 0:
                 del self._tops[top]
@@ -134,9 +135,3 @@ class Catalog:
                 del nids[prev.path]  # same id, other path: replaced
             records[rec.nid] = rec
             nids[rec.path] = rec.nid
-
-
-def _top(path: str) -> str:
-    """A note path's top-level folder ("" at the vault's root)."""
-    top, sep, _ = path.partition("/")
-    return top if sep else ""

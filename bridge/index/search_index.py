@@ -19,7 +19,7 @@ from pathlib import Path
 import tantivy
 
 from bridge.core.entry import Note
-from bridge.core.language import folder_language
+from bridge.core.language import language_code
 from bridge.core.relations import LinkResolver
 from bridge.index.analysis import QueryTerms
 from bridge.index.block_store import BlockStore
@@ -154,7 +154,7 @@ class SearchIndex:
         if cached is not None and cached[0] == version:
             return cached[1]
         tops = self._catalog.top_folders()
-        codes = frozenset(c for top in tops if (c := folder_language(f"{top}/")) is not None)
+        codes = frozenset(c for top in tops if (c := language_code(top)) is not None)
         self._folder_languages = (version, codes)
         return codes
 
