@@ -62,7 +62,9 @@ class PassageMatrix:
         self._nid = np.zeros(0, dtype=np.int64)
         self._span = np.zeros((0, 2), dtype=np.int32)
         self._n = 0
-        self._rows: dict[int, list[int]] = {}
+        # A note's rows are always contiguous (appended together, kept in order by a
+        # compaction): a range each, not a list of row numbers (19 -> 5 MB at 100,000 notes).
+        self._rows: dict[int, range] = {}
         self._dead = 0
 
     def __len__(self) -> int:
@@ -92,7 +94,7 @@ class PassageMatrix:
             self._factor[self._n : end] = factor
             self._span[self._n : end] = np.asarray(spans, dtype=np.int32)
             self._nid[self._n : end] = nid  # last: a reader sees whole rows
-            self._rows[nid] = list(range(self._n, end))
+            self._rows[nid] = range(self._n, end)
             self._n = end
 
     def drop(self, nid: int) -> None:
@@ -105,7 +107,7 @@ class PassageMatrix:
     def _drop(self, nid: int) -> None:
         rows = self._rows.pop(nid, None)
         if rows:
-            self._nid[rows] = _DEAD
+            self._nid[rows.start : rows.stop] = _DEAD
             self._dead += len(rows)
 
     def _reserve(self, size: int) -> None:
@@ -133,15 +135,19 @@ class PassageMatrix:
         self._span = self._span[live].copy()
         self._n = len(live)
         self._dead = 0
-        self._rows = {}
-        for row, nid in enumerate(self._nid.tolist()):
-            self._rows.setdefault(nid, []).append(row)
+        owners = self._nid[: self._n]
+        starts = np.flatnonzero(np.diff(owners, prepend=_DEAD)).tolist()  # a new note starts
+        ends = [*starts[1:], self._n]
+        self._rows = {
+            int(owners[start]): range(start, end) for start, end in zip(starts, ends, strict=True)
+        }
 
     def vectors_of(self, nid: int) -> Vectors:
         """Note `nid`'s passage vectors (float32 rows; none when it has no vectors)."""
         with self._lock:
-            rows = list(self._rows.get(nid, ()))
-            return self._codes[rows].astype(np.float32) * self._factor[rows, None]
+            rows = self._rows.get(nid, range(0))
+            part = slice(rows.start, rows.stop)
+            return self._codes[part].astype(np.float32) * self._factor[part, None]
 
     def search(
         self, query: Vectors, limit: int, notes: Collection[int] | None = None

@@ -64,3 +64,23 @@ def test_scores_stay_within_a_few_thousandths_of_the_cosine_across_many_slabs() 
     assert max(abs(h.score - exact[h.nid]) for h in hits) < 0.01
     assert len({h.nid for h in hits} & set(np.argsort(-exact)[:50].tolist())) >= 47
     assert np.allclose(m.vectors_of(42), rows[42:43], atol=0.01)
+
+
+def test_after_a_compaction_each_note_keeps_its_own_passages() -> None:
+    m = PassageMatrix(2)
+    vectors = {
+        nid: np.stack([_unit(1, (nid + i) / 3000) for i in range(1 + nid % 3)])
+        for nid in range(3000)
+    }
+    for nid, rows in vectors.items():
+        m.put(nid, [(i, i) for i in range(len(rows))], rows)
+    for nid in range(0, 3000, 2):  # past a quarter dead: the rows are compacted
+        m.drop(nid)
+    assert len(m) == sum(len(rows) for nid, rows in vectors.items() if nid % 2)
+    for nid in (1, 1499, 2999):
+        assert np.allclose(m.vectors_of(nid), vectors[nid], atol=0.01)
+    assert len(m.vectors_of(2)) == 0
+    m.drop(1499)  # a note dropped after the compaction loses its rows, no other's
+    assert len(m.vectors_of(1499)) == 0
+    assert np.allclose(m.vectors_of(1501), vectors[1501], atol=0.01)
+    assert {h.nid for h in m.search(_unit(1, 1), 10_000)} == set(range(1, 3000, 2)) - {1499}
