@@ -39,6 +39,13 @@ APP_NAME = "vault-bridge"
 OTHER_VARIABLES = frozenset({"VAULT_BRIDGE_CONFIG", "VAULT_BRIDGE_SERVICE"})
 
 
+def user_cache_dir() -> Path:
+    """This user's cache of what is derived from installed files (the language model
+    unpacked, the bundled model's graph) or downloaded (fastembed's models): one per
+    machine, shared by every vault."""
+    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
 def config_file() -> Path:
     """Where the optional `config.toml` lives (`VAULT_BRIDGE_CONFIG` overrides it)."""
     explicit = os.environ.get("VAULT_BRIDGE_CONFIG")

@@ -176,39 +176,52 @@ def bundled_embedder(
     cache: Path | None = None,
     kernels: bool = False,
 ) -> OnnxEmbedder:
-    """The default model, from the pinned packages, its files checked; with `kernels`, its
-    graph rewritten for integer kernels (`int8_graph`), kept in `cache` when given."""
+    """The default model, from the pinned packages, its files checked, its graph rewritten
+    by `int8_graph` and kept in `cache` when given: the embedding table looked up as int8
+    (the same vectors, 35 MB less once loaded), and with `kernels` the products too."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
-    if not kernels:
-        return OnnxEmbedder(weights, tokenizer, identity(languages), threads=threads)
+    graph: Path | bytes
     try:
-        graph = kernel_graph(weights, cache)
+        graph = rewritten_graph(weights, cache, kernels)
     except (ValueError, OSError) as exc:
-        raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
+        if kernels:
+            raise EmbedderError(f"cannot prepare the model {NAME}: {exc}") from exc
+        # The lookup only saves memory: the checked file gives the same vectors.
+        graph = weights
     return OnnxEmbedder(graph, tokenizer, identity(languages, kernels), threads=threads)
 
 
-def kernel_graph(weights: Path, cache: Path | None) -> bytes:
-    """The checked weights' graph rewritten by `int8_graph`, from `cache` when kept there.
+def rewritten_graph(weights: Path, cache: Path | None, kernels: bool = True) -> Path | bytes:
+    """The checked weights' graph rewritten by `int8_graph` (the lookup; with `kernels`
+    the products too): the path of its copy kept in `cache`, else the graph itself.
 
-    Rewriting takes the `onnx` library, whose import alone is 0.5-1 s: every `vault-bridge
-    query` run without `serve` loads the model, so the result is kept in the state dir, named
-    by its own sha256 and checked against it when read (a damaged copy is made again). It is
-    derived from a file whose sha256 was checked, by this version's rewrite (`KERNELS`).
+    Rewriting takes the `onnx` library, whose import alone is 0.5-1.6 s: every `vault-bridge
+    query` run without `serve` loads the model, so the result is kept (the user cache dir,
+    shared by every vault), named by its own sha256 and checked against it when found (a
+    damaged copy is made again). It is derived from a file whose sha256 was checked, by this
+    version's rewrite (`KERNELS` / `LOOKUP`): a copy an earlier rewrite left is removed. A
+    path, not the bytes, goes to onnxruntime: a session keeps the bytes it was made from
+    for as long as it lives (23 MB).
     """
-    stem = f"{NAME}-{WEIGHTS[2][:16]}-{int8_graph.KERNELS}"
+    rewrite = int8_graph.KERNELS if kernels else int8_graph.LOOKUP
+    stem = f"{NAME}-{WEIGHTS[2][:16]}-{rewrite}"
     if cache is not None:
         for kept in sorted(cache.glob(f"{stem}.*.onnx")):
-            data = kept.read_bytes()
-            if hashlib.sha256(data).hexdigest() == kept.name.split(".")[-2]:
-                return data
+            if _sha256(kept) == kept.name.split(".")[-2]:
+                return kept
             kept.unlink(missing_ok=True)
-    graph = int8_graph.rewrite(weights.read_bytes())
-    if cache is not None:
-        with contextlib.suppress(OSError):  # a read-only state dir: rewrite at each start
-            write_atomic(cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx", graph)
-            for old in cache.glob(f"{NAME}-*.onnx"):  # an earlier rewrite's
-                if not old.name.startswith(f"{stem}."):
-                    old.unlink(missing_ok=True)
-    return graph
+    graph = int8_graph.rewrite(weights.read_bytes(), products=kernels)
+    if cache is None:
+        return graph
+    target = cache / f"{stem}.{hashlib.sha256(graph).hexdigest()}.onnx"
+    try:
+        write_atomic(target, graph)
+    except OSError:  # a read-only cache: rewritten at each start
+        return graph
+    family = rewrite.rsplit("-", 1)[0]  # "int8-kernels-1" -> "int8-kernels"
+    for old in cache.glob(f"{NAME}-*-{family}-*.onnx"):
+        if not old.name.startswith(f"{stem}."):
+            with contextlib.suppress(OSError):
+                old.unlink()
+    return target

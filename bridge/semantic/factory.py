@@ -19,7 +19,7 @@ from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
 from bridge.semantic.store import VectorStore
-from bridge.settings import Settings
+from bridge.settings import Settings, user_cache_dir
 from bridge.vault.store import NoteError, VaultStore
 
 OFF = "off"
@@ -35,7 +35,7 @@ def embedder_for(settings: Settings) -> LazyEmbedder | None:
     languages = _languages(settings.embed_languages)
     threads = settings.embed_threads
     if name == bundled.NAME:
-        cache = settings.state_path / "semantic"
+        cache = user_cache_dir() / "models"  # its rewritten graph, one per machine
         kernels = settings.embed_int8_kernels
         return LazyEmbedder(
             bundled.identity(languages, kernels),

@@ -1,4 +1,5 @@
-"""The bundled model's graph on onnxruntime's integer kernels (`embed_int8_kernels`).
+"""The bundled model's graph with int8 weights kept int8: its lookup always, its products on
+request (`embed_int8_kernels`).
 
 The pinned file stores each weight matrix as int8 with a float scale per row or column, and
 turns it back into float32 in the graph (`Cast` then `Mul`). onnxruntime folds those into
@@ -18,6 +19,10 @@ a second. Rewritten here, in memory, after the file's sha256 is checked:
 questions first source 36.5% -> 32.7% (docs/benchmarks.md, "int8 kernels"). Off by default,
 as recall is not traded for speed; its vectors have their own identity (`KERNELS`) and are
 never mixed with the file's.
+
+The lookup alone (`products=False`) is the default graph: the table's rows are the same
+float32 values whether scaled before the lookup or after, so the vectors are the file's bit
+for bit, and the table is held as int8 (11.7 MB) instead of the folded float32 (46.9 MB).
 """
 
 from __future__ import annotations
@@ -28,13 +33,15 @@ from typing import Any
 import numpy as np
 
 KERNELS = "int8-kernels-1"  # part of the model identity; bumped whenever `rewrite` changes
+LOOKUP = "int8-lookup-1"  # names the lookup-only graph's kept copy (its vectors: the file's)
 BLOCK = 128  # rows per scale block of MatMulNBits (a power of two; 384 and 1536 divide by it)
 ACCURACY = 4  # MatMulNBits: int8 activations and integer kernels
 _MS = "com.microsoft"
 
 
-def rewrite(model_bytes: bytes) -> bytes:
-    """The model with int8 matrix products and an int8 embedding lookup (module doc).
+def rewrite(model_bytes: bytes, products: bool = True) -> bytes:
+    """The model with an int8 embedding lookup and, with `products`, int8 matrix products
+    (module doc).
 
     Raises ValueError when the graph has none of the patterns: then it is not the file this
     rewrite was written for, and using it unrewritten would mislabel its vectors.
@@ -68,7 +75,7 @@ def rewrite(model_bytes: bytes) -> bytes:
     gone: set[int] = set()
     added: list[Any] = []
     for node in graph.node:
-        if node.op_type == "MatMul":
+        if node.op_type == "MatMul" and products:
             found = dequantized(node.input[1])
             if found is None:
                 continue

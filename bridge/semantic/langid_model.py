@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import numpy as np
-import platformdirs
+
+from bridge.settings import user_cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ def cache_folder(root: Path | None = None) -> Path:
     The size, not a hash: hashing the file took 5 ms of every start-up, and `_mapped` checks
     that what it reads back fits together."""
     size = _model_file().stat().st_size
-    base = root if root is not None else Path(platformdirs.user_cache_dir("vault-bridge"))
+    base = root if root is not None else user_cache_dir()
     return base / f"py3langid-{version('py3langid')}-{size}"
 
 

@@ -1,5 +1,6 @@
-"""The bundled model on integer kernels (`embed_int8_kernels`, `bridge.semantic.int8_graph`):
-its vectors must stay near the model's and apart from them, the rewritten graph is kept, and a
+"""The bundled model's rewritten graphs (`bridge.semantic.int8_graph`): the default one (the
+embedding table looked up as int8) gives the file's vectors exactly; the integer kernels
+(`embed_int8_kernels`) stay near them and apart from them; a rewritten graph is kept, and a
 file the rewrite was not written for is refused."""
 
 from __future__ import annotations
@@ -58,19 +59,49 @@ def test_a_graph_without_int8_weights_is_refused() -> None:
 
 def test_the_rewritten_graph_is_kept_and_a_damaged_copy_made_again(tmp_path: Path) -> None:
     weights = bundled.installed_file(bundled.WEIGHTS)
-    first = bundled.kernel_graph(weights, tmp_path)
-    [kept] = tmp_path.glob("*.onnx")
+    kept = bundled.rewritten_graph(weights, tmp_path)
+    assert isinstance(kept, Path) and kept.parent == tmp_path
+    first = kept.read_bytes()
     assert kept.name.split(".")[-2] == hashlib.sha256(first).hexdigest()
-    # A later start reads it without the `onnx` library (its import alone is 0.5-1 s).
+    assert first == bundled.rewritten_graph(weights, None)  # what is kept is the rewrite
+    # A later start finds it without the `onnx` library (its import alone is 0.5-1.6 s).
     code = (
         "import sys; from pathlib import Path; from bridge.semantic import bundled; "
         "w = bundled.installed_file(bundled.WEIGHTS); "
-        f"g = bundled.kernel_graph(w, Path({str(tmp_path)!r})); "
-        "print(len(g), 'onnx' in sys.modules)"
+        f"g = bundled.rewritten_graph(w, Path({str(tmp_path)!r})); "
+        "print(g, 'onnx' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == [str(len(first)), "False"]
+    assert done.stdout.split() == [str(kept), "False"]
     # A damaged copy (a crash cannot leave one, a disk can) is not used: made again.
     kept.write_bytes(first[: len(first) // 2])
-    assert bundled.kernel_graph(weights, tmp_path) == first
+    again = bundled.rewritten_graph(weights, tmp_path)
+    assert isinstance(again, Path) and again.read_bytes() == first
     assert [p.read_bytes() == first for p in tmp_path.glob("*.onnx")] == [True]
+
+
+def test_the_default_graph_gives_the_files_vectors_bit_for_bit(tmp_path: Path) -> None:
+    """The default graph looks the embedding table up as int8 (35 MB less once loaded,
+    bench/embed_graphs.py): its vectors must be the file's exactly, so the vectors a vault
+    already has are kept (same identity) and never embedded again."""
+    weights = bundled.installed_file(bundled.WEIGHTS)
+    tokenizer = bundled.installed_file(bundled.TOKENIZER)
+    as_released = bundled.OnnxEmbedder(weights, tokenizer, bundled.identity())
+    default = bundled.bundled_embedder(cache=tmp_path)
+    for kind in ("query", "passage"):
+        assert np.array_equal(default.embed(TEXTS, kind), as_released.embed(TEXTS, kind))
+    assert default.identity.key == as_released.identity.key
+    [kept] = tmp_path.glob("*.onnx")
+    assert int8_graph.LOOKUP in kept.name
+
+
+def test_each_rewrite_keeps_its_own_copy_and_drops_only_its_earlier_ones(tmp_path: Path) -> None:
+    weights = bundled.installed_file(bundled.WEIGHTS)
+    stale = tmp_path / f"{bundled.NAME}-{bundled.WEIGHTS[2][:16]}-int8-lookup-0.abc.onnx"
+    stale.write_bytes(b"an earlier version's rewrite")
+    bundled.rewritten_graph(weights, tmp_path, kernels=True)
+    bundled.rewritten_graph(weights, tmp_path, kernels=False)
+    names = sorted(p.name for p in tmp_path.glob("*.onnx"))
+    assert [int8_graph.KERNELS in n for n in names].count(True) == 1
+    assert [int8_graph.LOOKUP in n for n in names].count(True) == 1
+    assert not stale.exists()
