@@ -56,6 +56,18 @@ def test_status_counts_the_template(
     assert out["relations"] >= 30
 
 
+def test_status_says_what_an_entry_is_on_an_ordinary_vault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """"entries 0" alone read as "nothing indexed" to a new user of an ordinary vault."""
+    vault = tmp_path / "plain"
+    vault.mkdir()
+    (vault / "Groceries.md").write_text("# Groceries\n\nmilk, eggs\n")
+    assert main(["status", "--vault", str(vault), "--state-dir", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "entries (notes with entry sections)" in out
+
+
 def test_status_reads_the_vault_from_the_environment(
     template_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -80,12 +80,17 @@ def init(
     console.print(f"  vault-bridge serve --vault {target}")
 
 
+# "entries 0" read as "nothing indexed" to a new user of an ordinary vault: entries are the
+# notes written in the entry format (its sections), every note is searched alike.
+_STATUS_LABELS = {"entries": "entries (notes with entry sections)"}
+
+
 def _status_table(settings: Settings, report: VaultReport) -> Table:
     table = Table(title=f"Vault {settings.vault_path}", show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, value in report.summary().items():
-        table.add_row(key.replace("_", " "), str(value))
+        table.add_row(_STATUS_LABELS.get(key, key.replace("_", " ")), str(value))
     table.add_row("state dir", str(settings.state_path))
     table.add_row("vault chosen by", escape(settings.vault_rule))
     semantic = _semantic(settings)
