@@ -28,6 +28,10 @@ class DenseFound:
     # what is stored: True). Until then a note may be missing from the hits only for having
     # no vectors yet, so the channel neither ranks nor says "off-topic" (docs/query.md).
     covered: bool = True
+    # The channel looked at the question: False while `serve` still loads its model or its
+    # language detector (the first seconds), when it knows neither the question's language
+    # nor any note's, and the edition folders tell them as without the channel.
+    ready: bool = True
 
     @property
     def ranks(self) -> bool:

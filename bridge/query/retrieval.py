@@ -203,7 +203,7 @@ class Retriever:
         )
         # Notes in another language than the question's demoted where some are in its
         # language; notes the question names by their whole title lifted.
-        factors = self._language_factors(dense, note_score, records, editions, asked)
+        factors = self._language_factors(dense, note_score, records, editions, asked, text)
         for nid, factor in titles.items():
             factors[nid] = factors.get(nid, 1.0) * factor
         for nid, factor in factors.items():
@@ -348,11 +348,16 @@ class Retriever:
             yield from (k for k in part if k in words)
 
     def _lexical_editions(self) -> frozenset[str]:
-        """Without the dense channel, the languages of a vault laid out by language: two or
-        more top folders named by language codes (`en/`, `de/`); none otherwise (a lone `it/`
-        folder of IT notes is no edition). The dense channel knows its notes' languages."""
+        """Without the dense channel, the languages of a vault laid out by language
+        (`_folder_editions`). The dense channel knows its notes' languages."""
         if self.dense is not None:
             return frozenset()
+        return self._folder_editions()
+
+    def _folder_editions(self) -> frozenset[str]:
+        """The languages of a vault laid out by language: two or more top folders named by
+        language codes (`en/`, `de/`); none otherwise (a lone `it/` folder of IT notes is no
+        edition)."""
         folders = self.index.folder_languages()
         return folders if len(folders) >= 2 else frozenset()
 
@@ -400,29 +405,50 @@ class Retriever:
         records: Mapping[int, NoteRecord],
         editions: frozenset[str],
         asked: str | None,
+        text: str | None,
     ) -> dict[int, float]:
         """Notes to demote for being in another language than the question (`language_factors`),
         or, when its language is unknown, for being untranslated copies (`copy_factors`).
 
         Without the dense channel, a note's language is its edition folder's (`editions`), and
         the question's the detector's (`asked`): lexical-only, an English question got the
-        French edition's untranslated copy of the English page first.
+        French edition's untranslated copy of the English page first. The same while the
+        channel loads (`DenseFound.ready`): in a fresh `serve`'s first seconds it knows no
+        language, and 2 of the help vault's 28 English questions got another edition's page
+        first (docs/benchmarks.md, "A fresh serve"); and for the notes whose language it has
+        not told yet (`DenseFound.covered`: minutes at 100,000 notes).
         """
         factor = self.params.dense.other_language
-        if self.dense is None:
+        if self.dense is None or not dense.ready:
+            if self.dense is not None:
+                editions = self._folder_editions()
+                asked = self._question_language(text, editions) if text and editions else None
             if not editions or asked is None:
                 return {}
-            languages = {
-                nid: lang if (lang := folder_language(records[nid].path)) in editions else None
-                for nid in note_score
-                if nid in records
-            }
-            return language_factors(languages, asked, factor)
+            return language_factors(
+                self._folder_languages(note_score, records, editions), asked, factor
+            )
         if dense.language is None:
             copies = [nid for nid in note_score if self.dense.is_copy(nid)]
             return copy_factors(copies, note_score, factor)
         languages = {nid: self.dense.edition_language(nid) for nid in note_score}
+        if not dense.covered:  # notes not seen yet: their edition folder's language
+            editions = self._folder_editions()
+            if editions:
+                by_folder = self._folder_languages(note_score, records, editions)
+                languages = {nid: lang or by_folder.get(nid) for nid, lang in languages.items()}
         return language_factors(languages, dense.language, factor)
+
+    @staticmethod
+    def _folder_languages(
+        notes: Iterable[int], records: Mapping[int, NoteRecord], editions: frozenset[str]
+    ) -> dict[int, str | None]:
+        """Each note's edition folder's language (`editions`), else None."""
+        return {
+            nid: lang if (lang := folder_language(records[nid].path)) in editions else None
+            for nid in notes
+            if nid in records
+        }
 
     def _title_factors(
         self, terms: QueryTerms, entries: dict[int, float], records: dict[int, NoteRecord]

@@ -494,7 +494,7 @@ class SemanticIndex:
         (the first seconds), nothing: the question is answered lexically, not made to wait.
         """
         if self._thread is not None and not (self.detector.loaded and self._model_ready()):
-            return DenseFound((), None, 0.0)
+            return DenseFound((), None, 0.0, covered=False, ready=False)
         lang = self.question_language(text)
         if self._thread is not None and not self._caught_up:
             # Until every note was embedded once the channel neither ranks nor judges

@@ -3,13 +3,15 @@ embeds only English notes, and a note's declared `lang` wins over detection."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
-from tests.conftest import open_test_bridge
+from tests.conftest import CEILING, open_test_bridge
 from tests.semantic.conftest import HeldBack
 from tests.watch.conftest import wait_until
 
@@ -156,4 +158,70 @@ def test_a_fresh_serve_knows_every_note_language_before_it_embeds_one(tmp_path: 
             assert found.sources[0].path == "en/Back up your vault.md", question
     finally:
         held.release.set()
+        bridge.close()
+
+
+def test_while_serve_loads_the_model_an_english_question_gets_the_english_edition(
+    tmp_path: Path,
+) -> None:
+    """In a fresh `serve`'s first seconds the dense channel knows no note's language yet:
+    the edition folders say it, as they do without the channel."""
+    vault = tmp_path / "vault"
+    for path, text in EDITIONS.items():
+        target = vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    warm = open_test_bridge(vault, tmp_path / "state")
+    warm.prepare_semantic(embed=True)
+    warm.close()
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    semantic = bridge.semantic
+    assert semantic is not None
+    try:
+        # The channel's language detector held mid-load, as in serve's first second.
+        with semantic.detector._lock:
+            semantic.start()
+            for question in (
+                "how often should I copy my vault to an external drive?",
+                "back up vault external drive",
+            ):
+                found = bridge.engine.search(question, limit=5)
+                assert found.sources[0].path == "en/Back up your vault.md", question
+            assert not semantic.detector.loaded  # asked before the channel could look
+    finally:
+        bridge.close()
+
+
+def test_before_a_fresh_serve_has_told_a_notes_language_its_edition_folder_tells_it(
+    tmp_path: Path,
+) -> None:
+    """Telling every note's language takes minutes at 100,000 notes: a note not told yet is
+    in its edition folder's language meanwhile (here the Chinese edition's untranslated
+    copy of the English page, its telling held back)."""
+    vault = tmp_path / "vault"
+    for path, text in EDITIONS.items():
+        target = vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    semantic = bridge.semantic
+    assert semantic is not None
+    planner, tell = semantic.planner, semantic.planner.language
+    entered, release = threading.Event(), threading.Event()
+
+    def held_tell(rec: Any) -> str | None:
+        if rec.path == "zh/Back up your vault.md":
+            entered.set()
+            release.wait(CEILING)
+        return tell(rec)
+
+    planner.language = held_tell  # type: ignore[method-assign]
+    try:
+        semantic.start()
+        assert entered.wait(CEILING)
+        found = bridge.engine.search("how often should I copy my vault to an external drive?")
+        assert found.sources[0].path == "en/Back up your vault.md"
+        assert "zh/Back up your vault.md" not in semantic._told_nid  # still not told
+    finally:
+        release.set()
         bridge.close()
