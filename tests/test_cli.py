@@ -59,7 +59,7 @@ def test_status_counts_the_template(
 def test_status_says_what_an_entry_is_on_an_ordinary_vault(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """"entries 0" alone read as "nothing indexed" to a new user of an ordinary vault."""
+    """A bare "entries 0" read as "nothing indexed" to a new user of an ordinary vault."""
     vault = tmp_path / "plain"
     vault.mkdir()
     (vault / "Groceries.md").write_text("# Groceries\n\nmilk, eggs\n")
