@@ -38,13 +38,18 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def multilingual(tmp_path: Path) -> Bridge:
+def _vault(tmp_path: Path, notes: dict[str, str]) -> Path:
     vault = tmp_path / "vault"
-    for path, text in NOTES.items():
+    for path, text in notes.items():
         target = vault / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    return vault
+
+
+@pytest.fixture
+def multilingual(tmp_path: Path) -> Bridge:
+    vault = _vault(tmp_path, NOTES)
     (vault / ".obsidian").mkdir()
     bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / "state"))
     bridge.sync()
@@ -116,11 +121,7 @@ EDITIONS = {
 def test_an_english_question_gets_the_english_edition_before_an_untranslated_copy(
     tmp_path: Path,
 ) -> None:
-    vault = tmp_path / "vault"
-    for path, text in EDITIONS.items():
-        target = vault / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    vault = _vault(tmp_path, EDITIONS)
     bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / "state"))
     try:
         bridge.sync()
@@ -139,11 +140,7 @@ def test_an_english_question_gets_the_english_edition_before_an_untranslated_cop
 
 
 def test_a_fresh_serve_knows_every_note_language_before_it_embeds_one(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    for path, text in {**EDITIONS, "de/Sicherung.md": DE_BACKUP}.items():
-        target = vault / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    vault = _vault(tmp_path, {**EDITIONS, "de/Sicherung.md": DE_BACKUP})
     bridge = open_test_bridge(vault, tmp_path / "state")
     semantic = bridge.semantic
     assert semantic is not None
@@ -166,11 +163,7 @@ def test_while_serve_loads_the_model_an_english_question_gets_the_english_editio
 ) -> None:
     """In a fresh `serve`'s first seconds the dense channel knows no note's language yet:
     the edition folders say it, as they do without the channel."""
-    vault = tmp_path / "vault"
-    for path, text in EDITIONS.items():
-        target = vault / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    vault = _vault(tmp_path, EDITIONS)
     warm = open_test_bridge(vault, tmp_path / "state")
     warm.prepare_semantic(embed=True)
     warm.close()
@@ -198,11 +191,7 @@ def test_before_a_fresh_serve_has_told_a_notes_language_its_edition_folder_tells
     """Telling every note's language takes minutes at 100,000 notes: a note not told yet is
     in its edition folder's language meanwhile (here the Chinese edition's untranslated
     copy of the English page, its telling held back)."""
-    vault = tmp_path / "vault"
-    for path, text in EDITIONS.items():
-        target = vault / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    vault = _vault(tmp_path, EDITIONS)
     bridge = open_test_bridge(vault, tmp_path / "state")
     semantic = bridge.semantic
     assert semantic is not None
