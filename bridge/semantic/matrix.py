@@ -137,7 +137,7 @@ class PassageMatrix:
         self._dead = 0
         owners = self._nid[: self._n]
         starts = np.flatnonzero(np.diff(owners, prepend=_DEAD)).tolist()  # a new note starts
-        ends = [*starts[1:], self._n]
+        ends = [*starts[1:], self._n] if starts else []
         self._rows = {
             int(owners[start]): range(start, end) for start, end in zip(starts, ends, strict=True)
         }

@@ -84,3 +84,12 @@ def test_after_a_compaction_each_note_keeps_its_own_passages() -> None:
     assert len(m.vectors_of(1499)) == 0
     assert np.allclose(m.vectors_of(1501), vectors[1501], atol=0.01)
     assert {h.nid for h in m.search(_unit(1, 1), 10_000)} == set(range(1, 3000, 2)) - {1499}
+
+
+def test_a_matrix_compacted_to_nothing_takes_notes_again() -> None:
+    m = PassageMatrix(2)
+    m.put(1, [(i, i) for i in range(1100)], np.stack([_unit(1, i) for i in range(1100)]))
+    m.drop(1)  # its last rows gone: compacted to no row at all
+    assert len(m) == 0 and m.search(_unit(1, 1), 10) == []
+    m.put(7, [(0, 0)], np.stack([_unit(1, 0)]))
+    assert [h.nid for h in m.search(_unit(1, 0), 10)] == [7]
