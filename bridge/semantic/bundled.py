@@ -192,6 +192,15 @@ def bundled_embedder(
     return OnnxEmbedder(graph, tokenizer, identity(languages, kernels), threads=threads)
 
 
+def forget_vault_copies(folder: Path) -> None:
+    """Remove the rewrites earlier versions kept in a vault's state dir (`<state>/semantic/`):
+    a rewrite is now kept once per machine (`rewritten_graph`), and each old copy was 23 MB
+    that nothing reads any more."""
+    for old in folder.glob(f"{NAME}-*.onnx"):
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
 def rewritten_graph(weights: Path, cache: Path | None, kernels: bool = True) -> Path | bytes:
     """The checked weights' graph rewritten by `int8_graph` (the lookup; with `kernels`
     the products too): the path of its copy kept in `cache`, else the graph itself.

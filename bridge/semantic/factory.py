@@ -37,10 +37,13 @@ def embedder_for(settings: Settings) -> LazyEmbedder | None:
     if name == bundled.NAME:
         cache = user_cache_dir() / "models"  # its rewritten graph, one per machine
         kernels = settings.embed_int8_kernels
-        return LazyEmbedder(
-            bundled.identity(languages, kernels),
-            lambda: bundled.bundled_embedder(threads, languages, cache, kernels),
-        )
+        earlier = settings.state_path / "semantic"  # where a rewrite was kept per vault
+
+        def load() -> bundled.OnnxEmbedder:
+            bundled.forget_vault_copies(earlier)
+            return bundled.bundled_embedder(threads, languages, cache, kernels)
+
+        return LazyEmbedder(bundled.identity(languages, kernels), load)
     if name.startswith(FASTEMBED):
         from bridge.semantic import fastembed_model
 

@@ -16,6 +16,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from bridge.semantic import bundled, int8_graph
+from bridge.semantic.lazy import LazyEmbedder
+from tests.conftest import open_test_bridge
 
 TEXTS = [
     "how long do JWT tokens live?",
@@ -105,3 +107,21 @@ def test_each_rewrite_keeps_its_own_copy_and_drops_only_its_earlier_ones(tmp_pat
     assert [int8_graph.KERNELS in n for n in names].count(True) == 1
     assert [int8_graph.LOOKUP in n for n in names].count(True) == 1
     assert not stale.exists()
+
+
+def test_a_rewrite_an_earlier_version_kept_in_the_state_dir_is_removed(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    old = state / "semantic" / f"{bundled.NAME}-{bundled.WEIGHTS[2][:16]}-int8-kernels-1.ab.onnx"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"a rewrite kept per vault before")
+    bridge = open_test_bridge(template_vault, state)
+    try:
+        semantic = bridge.semantic
+        assert semantic is not None and isinstance(semantic.embedder, LazyEmbedder)
+        assert len(semantic.embedder.embed(["a question"], "query")) == 1
+        assert not old.exists()
+        assert [p.name for p in old.parent.glob("*.onnx")] == []
+    finally:
+        bridge.close()
