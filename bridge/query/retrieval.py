@@ -181,6 +181,9 @@ class Retriever:
         titles = self._title_factors(terms, entries, records)
 
         dense = dense_later.result() if dense_later is not None else NO_DENSE
+        if not dense.ready:  # the channel knows no language yet: the edition folders tell
+            editions = self._folder_editions()
+            asked = self._question_language(text, editions) if text and editions else None
         dense_blocks, dense_notes = dense_parts(dense.hits)
         new_notes = [nid for nid in dense_notes if nid not in raw]
         if new_notes:
@@ -203,7 +206,7 @@ class Retriever:
         )
         # Notes in another language than the question's demoted where some are in its
         # language; notes the question names by their whole title lifted.
-        factors = self._language_factors(dense, note_score, records, editions, asked, text)
+        factors = self._language_factors(dense, note_score, records, editions, asked)
         for nid, factor in titles.items():
             factors[nid] = factors.get(nid, 1.0) * factor
         for nid, factor in factors.items():
@@ -405,7 +408,6 @@ class Retriever:
         records: Mapping[int, NoteRecord],
         editions: frozenset[str],
         asked: str | None,
-        text: str | None,
     ) -> dict[int, float]:
         """Notes to demote for being in another language than the question (`language_factors`),
         or, when its language is unknown, for being untranslated copies (`copy_factors`).
@@ -420,9 +422,6 @@ class Retriever:
         """
         factor = self.params.dense.other_language
         if self.dense is None or not dense.ready:
-            if self.dense is not None:
-                editions = self._folder_editions()
-                asked = self._question_language(text, editions) if text and editions else None
             if not editions or asked is None:
                 return {}
             return language_factors(
@@ -432,11 +431,10 @@ class Retriever:
             copies = [nid for nid in note_score if self.dense.is_copy(nid)]
             return copy_factors(copies, note_score, factor)
         languages = {nid: self.dense.edition_language(nid) for nid in note_score}
-        if not dense.covered:  # notes not seen yet: their edition folder's language
-            editions = self._folder_editions()
-            if editions:
-                by_folder = self._folder_languages(note_score, records, editions)
-                languages = {nid: lang or by_folder.get(nid) for nid, lang in languages.items()}
+        folders = self._folder_editions() if not dense.covered else frozenset()
+        if folders:  # notes the channel has not told yet: their edition folder's language
+            by_folder = self._folder_languages(note_score, records, folders)
+            languages = {nid: lang or by_folder.get(nid) for nid, lang in languages.items()}
         return language_factors(languages, dense.language, factor)
 
     @staticmethod
