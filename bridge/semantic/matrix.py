@@ -63,8 +63,12 @@ class PassageMatrix:
         self._span = np.zeros((0, 2), dtype=np.int32)
         self._n = 0
         # A note's rows are always contiguous (appended together, kept in order by a
-        # compaction): a range each, not a list of row numbers (19 -> 5 MB at 100,000 notes).
-        self._rows: dict[int, range] = {}
+        # compaction), so a note is two numbers: its first row and the row past its last,
+        # in arrays indexed by note id (the catalog's ids count up from 1). A dict of
+        # `range`s held 18 MB at 100,000 notes (the ranges and their ints); these 0.8 MB.
+        self._first = np.zeros(0, dtype=np.int32)
+        self._stop = np.zeros(0, dtype=np.int32)  # == `_first`: no rows
+        self._notes = 0
         self._dead = 0
 
     def __len__(self) -> int:
@@ -72,13 +76,22 @@ class PassageMatrix:
 
     def notes(self) -> int:
         """How many notes have vectors."""
-        return len(self._rows)
+        return self._notes
 
     def has(self, nid: int) -> bool:
-        return nid in self._rows
+        first, stop = self._rows_of(nid)
+        return stop > first
+
+    def _rows_of(self, nid: int) -> tuple[int, int]:
+        """Note `nid`'s rows as `(first, stop)`; `(0, 0)` when it has none."""
+        if 0 <= nid < len(self._first):
+            return int(self._first[nid]), int(self._stop[nid])
+        return 0, 0
 
     def put(self, nid: int, spans: Sequence[tuple[int, int]], vectors: Vectors) -> None:
         """Replace note `nid`'s passages (`spans[i]` has `vectors[i]`)."""
+        if nid < 0:
+            raise ValueError(f"a note id is never negative, got {nid}")
         with self._lock:
             self._drop(nid)
             if not spans:
@@ -94,7 +107,12 @@ class PassageMatrix:
             self._factor[self._n : end] = factor
             self._span[self._n : end] = np.asarray(spans, dtype=np.int32)
             self._nid[self._n : end] = nid  # last: a reader sees whole rows
-            self._rows[nid] = range(self._n, end)
+            if nid >= len(self._first):
+                size = max(nid + 1, 1024, int(len(self._first) * _GROWTH))
+                self._first = _grown(self._first, size)
+                self._stop = _grown(self._stop, size)
+            self._first[nid], self._stop[nid] = self._n, end
+            self._notes += 1
             self._n = end
 
     def drop(self, nid: int) -> None:
@@ -105,10 +123,12 @@ class PassageMatrix:
                 self._compact()
 
     def _drop(self, nid: int) -> None:
-        rows = self._rows.pop(nid, None)
-        if rows:
-            self._nid[rows.start : rows.stop] = _DEAD
-            self._dead += len(rows)
+        first, stop = self._rows_of(nid)
+        if stop > first:
+            self._nid[first:stop] = _DEAD
+            self._dead += stop - first
+            self._first[nid] = self._stop[nid] = 0
+            self._notes -= 1
 
     def _reserve(self, size: int) -> None:
         if size <= len(self._nid):
@@ -136,17 +156,16 @@ class PassageMatrix:
         self._n = len(live)
         self._dead = 0
         owners = self._nid[: self._n]
-        starts = np.flatnonzero(np.diff(owners, prepend=_DEAD)).tolist()  # a new note starts
-        ends = [*starts[1:], self._n] if starts else []
-        self._rows = {
-            int(owners[start]): range(start, end) for start, end in zip(starts, ends, strict=True)
-        }
+        starts = np.flatnonzero(np.diff(owners, prepend=_DEAD))  # where a new note starts
+        self._first[:] = 0
+        self._stop[:] = 0
+        self._first[owners[starts]] = starts
+        self._stop[owners[starts]] = np.append(starts[1:], self._n)
 
     def vectors_of(self, nid: int) -> Vectors:
         """Note `nid`'s passage vectors (float32 rows; none when it has no vectors)."""
         with self._lock:
-            rows = self._rows.get(nid, range(0))
-            part = slice(rows.start, rows.stop)
+            part = slice(*self._rows_of(nid))
             return self._codes[part].astype(np.float32) * self._factor[part, None]
 
     def search(
@@ -203,6 +222,13 @@ class PassageMatrix:
             np.copyto(slab, codes[start:end], casting="unsafe")
             np.matmul(slab, q, out=scores[start:end])
         return scores
+
+
+def _grown(array: npt.NDArray[np.int32], size: int) -> npt.NDArray[np.int32]:
+    """`array` in a new zeroed array of `size` (a new array: readers may hold the old one)."""
+    out = np.zeros(size, dtype=array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 def _top(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:

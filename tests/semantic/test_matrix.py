@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bridge.semantic.matrix import PassageMatrix
 
@@ -93,3 +94,17 @@ def test_a_matrix_compacted_to_nothing_takes_notes_again() -> None:
     assert len(m) == 0 and m.search(_unit(1, 1), 10) == []
     m.put(7, [(0, 0)], np.stack([_unit(1, 0)]))
     assert [h.nid for h in m.search(_unit(1, 0), 10)] == [7]
+
+
+def test_note_ids_far_apart_each_keep_their_own_rows_and_no_other_id_has_any() -> None:
+    m = PassageMatrix(2)
+    m.put(3, [(0, 0)], np.stack([_unit(1, 0)]))
+    m.put(50_000, [(0, 1), (2, 3)], np.stack([_unit(0, 1), _unit(1, 1)]))  # past the first size
+    m.put(3, [(4, 4)], np.stack([_unit(1, 0.1)]))  # replaced, not counted twice
+    assert m.notes() == 2 and m.has(3) and m.has(50_000)
+    assert not any(m.has(nid) for nid in (0, 4, 1027, 49_999, 50_001, 10**9))
+    assert len(m.vectors_of(1027)) == 0 and len(m.vectors_of(50_000)) == 2
+    best = m.search(_unit(1, 0), 10)[0]
+    assert (best.nid, best.first) == (3, 4)
+    with pytest.raises(ValueError, match="never negative"):
+        m.put(-1, [(0, 0)], np.stack([_unit(1, 0)]))
