@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from bridge.core.paths import top_folder
 from bridge.core.relations import LinkResolver
@@ -21,31 +20,24 @@ from bridge.index.memory import collector_paused
 _PATH_LOG = 2_000  # path changes applied to the link resolver one by one; more: a rebuild
 
 
-class FileStamp(NamedTuple):
-    """What the manifest knows of a file without reading it (a tuple: one per note is made
-    at every start-up, see `NoteRecord`)."""
-
-    nid: int
-    size: int
-    mtime_ns: int
-    hash: str
-
-
 class Catalog:
     """The notes of the index by path and by id.
 
     `stamps` and `paths` follow every upsert and remove at once (pending ones too); `records`
-    and `record_nids` mirror the manifest rows of the last commit.
+    and `record_nids` mirror the manifest rows of the last commit. A note's stamp (what is
+    known of its file without reading it: id, size, mtime, hash) is its newest record, the
+    same object as in `records` once committed: a tuple of its own per note held 9 MB at
+    100,000 notes.
     """
 
     def __init__(self, records: Iterable[NoteRecord]) -> None:
-        self.stamps: dict[str, FileStamp] = {}
+        self.stamps: dict[str, NoteRecord] = {}
         self.paths: dict[int, str] = {}
         self.records: dict[int, NoteRecord] = {}
         self.record_nids: dict[str, int] = {}
         with collector_paused():
             for rec in records:
-                self.stamps[rec.path] = FileStamp(rec.nid, rec.size, rec.mtime_ns, rec.hash)
+                self.stamps[rec.path] = rec
                 self.paths[rec.nid] = rec.path
                 self.records[rec.nid] = rec
                 self.record_nids[rec.path] = rec.nid

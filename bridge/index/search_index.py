@@ -23,7 +23,7 @@ from bridge.core.language import language_code
 from bridge.core.relations import LinkResolver
 from bridge.index.analysis import QueryTerms
 from bridge.index.block_store import BlockStore
-from bridge.index.catalog import Catalog, FileStamp
+from bridge.index.catalog import Catalog
 from bridge.index.documents import (
     IndexedBlock,
     build_documents,
@@ -38,7 +38,6 @@ from bridge.index.searching import ScoredHits, Snapshot
 from bridge.vault.store import NoteFile
 
 __all__ = [
-    "FileStamp",
     "Hit",
     "IndexBusyError",
     "IndexCommitError",
@@ -129,7 +128,8 @@ class SearchIndex:
 
     # -- what is indexed -------------------------------------------------------------------
 
-    def stamp(self, path: str) -> FileStamp | None:
+    def stamp(self, path: str) -> NoteRecord | None:
+        """The note's newest record, pending or committed: its id, size, mtime and hash."""
         return self._catalog.stamps.get(path)
 
     def paths(self) -> list[str]:
@@ -230,7 +230,7 @@ class SearchIndex:
                 content,
             )
             self._pending[file.path] = record
-            catalog.stamps[file.path] = FileStamp(nid, file.size, file.mtime_ns, file.hash)
+            catalog.stamps[file.path] = record
             catalog.paths[nid] = file.path
             if stamp is None:  # after the stamp: a resolver built now already has the path
                 catalog.path_changed(file.path, added=True)
@@ -260,12 +260,14 @@ class SearchIndex:
             stamp = self._catalog.stamps.get(path)
             if stamp is None:
                 return
-            self._catalog.stamps[path] = FileStamp(stamp.nid, size, mtime_ns, stamp.hash)
             rec = self._catalog.records.get(stamp.nid)
-            if rec is not None:
-                touched = rec._replace(size=size, mtime_ns=mtime_ns)
-                self.manifest.apply([touched], [], {})
-                self._catalog.mirror([touched], [])
+            if rec is None:  # not committed yet: the commit writes the record it has
+                self._catalog.stamps[path] = stamp._replace(size=size, mtime_ns=mtime_ns)
+                return
+            touched = rec._replace(size=size, mtime_ns=mtime_ns)
+            self.manifest.apply([touched], [], {})
+            self._catalog.mirror([touched], [])
+            self._catalog.stamps[path] = touched
 
     def remove(self, path: str) -> bool:
         """Remove a note's documents; False when it was not indexed."""

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.core.entry import Problem
-from bridge.index.search_index import FileStamp, IndexCommitError, SearchIndex
+from bridge.index.manifest import NoteRecord
+from bridge.index.search_index import IndexCommitError, SearchIndex
 from bridge.vault.store import NoteError, NoteFile, VaultStore
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class SyncReport:
         }
 
 
-def _stat_matches(store: VaultStore, path: str, stamp: FileStamp) -> bool:
+def _stat_matches(store: VaultStore, path: str, stamp: NoteRecord) -> bool:
     """True when the file still has the size and mtime the manifest recorded.
 
     `path` comes from the store's walk, which never descends into a linked folder, and the
