@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from bridge.settings import user_cache_dir
 
@@ -79,19 +80,31 @@ def identifier(root: Path | None = None) -> Any:
         with contextlib.suppress(OSError):
             shutil.rmtree(folder)
         return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
-    nextmove = arrays["nextmove"]
-    code = cast('Literal["H", "I", "L", "Q"]', nextmove.dtype.char)  # an unsigned int type
-    return LanguageIdentifier(
+    # The walk's three tables are indexed one byte of text at a time in Python: a memoryview
+    # gives plain ints, as the library's own `array` and lists do, at the same speed, from
+    # the mapped pages. As lists, the state tables (`out`, `row` and the library's shifted
+    # copy of `row`) held 12 MB of ints in every process that tells a language.
+    row = _ints(arrays["row"])
+    identifier = LanguageIdentifier(
         arrays["ptc"],
         arrays["pc"],
         arrays["classes"].tolist(),
-        # Indexed one byte of text at a time in Python: a memoryview gives plain ints, as
-        # the library's own `array` does, at the same speed, straight from the mapped pages.
-        nextmove.data.cast("B").cast(code),
-        arrays["out"].tolist(),
+        _ints(arrays["nextmove"]),
+        _ints(arrays["out"]),
         norm_probs=True,
-        tk_row=arrays["row"].tolist(),
+        tk_row=row,
     )
+    if isinstance(getattr(identifier, "_rowbase", None), list):
+        # The same values (each state's row, shifted to its first cell), as 0.4 MB of
+        # uint32 instead of a list; kept only where this library version has that list.
+        identifier._rowbase = _ints(arrays["row"].astype(np.uint32) << 8)
+    return identifier
+
+
+def _ints(array: npt.NDArray[Any]) -> memoryview:
+    """A 1-d integer array as a memoryview whose items are plain Python ints."""
+    code = cast('Literal["b", "B", "h", "H", "i", "I", "l", "L", "q", "Q"]', array.dtype.char)
+    return array.data.cast("B").cast(code)
 
 
 def _unpack(folder: Path) -> None:
