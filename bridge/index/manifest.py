@@ -29,7 +29,9 @@ class NoteRecord(NamedTuple):
     path: str
     size: int
     mtime_ns: int
-    hash: str
+    # The sha256 of the file's bytes as a digest (hex in the manifest file, as the API and
+    # the vault reader spell it): 65 bytes in memory against 113 for the hex text.
+    hash: bytes
     title: str
     status: str | None
     updated: str | None
@@ -73,6 +75,14 @@ def _strings(text: str, shared: dict[str, str]) -> tuple[str, ...]:
     return tuple([shared.setdefault(item, item) for item in items])
 
 
+def _digest(text: str) -> bytes:
+    """A stored hex hash as its digest; one that is not hex matches no file (re-read)."""
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return b""
+
+
 def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
     """A row as a record. The columns' declared types (INTEGER, TEXT) are what SQLite returns,
     so nothing is converted: a start-up reads a row per note."""
@@ -82,7 +92,7 @@ def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
         path,
         size,
         mtime,
-        hash_,
+        _digest(hash_),
         title,
         None if status is None else sys.intern(status),
         updated,
@@ -152,7 +162,7 @@ class Manifest:
                 r.path,
                 r.size,
                 r.mtime_ns,
-                r.hash,
+                r.hash.hex(),
                 r.title,
                 r.status,
                 r.updated,

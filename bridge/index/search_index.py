@@ -220,7 +220,7 @@ class SearchIndex:
                 file.path,
                 file.size,
                 file.mtime_ns,
-                file.hash,
+                file.digest,
                 note.title,
                 note.entry.status,
                 None if updated is None else str(updated),

@@ -110,7 +110,7 @@ def _reconcile(
     # find them (a few MB per 100,000 notes) are not kept.
     indexed_before = index.note_count() > 0
     seen: set[str] = set()
-    new_hashes: dict[str, str] = {}
+    new_hashes: dict[bytes, str] = {}
     for done, path in enumerate(paths, 1):
         if progress:
             progress(done, len(paths))
@@ -129,14 +129,14 @@ def _reconcile(
                 index.remove(path)  # unreadable now: its old text must not be served
                 report.removed.append(path)
             continue
-        if stamp is not None and stamp.hash == file.hash and not force:
+        if stamp is not None and stamp.hash == file.digest and not force:
             index.touch(path, file.size, file.mtime_ns)
             report.unchanged += 1
             continue
         index_file(index, file)
         (report.changed if stamp is not None else report.added).append(path)
         if stamp is None and indexed_before:
-            new_hashes[file.hash] = path
+            new_hashes[file.digest] = path
         if index.has_pending and (len(report.added) + len(report.changed)) % commit_every == 0:
             index.commit()
     gone = [p for p in index.paths() if p not in seen] if indexed_before else []

@@ -61,6 +61,11 @@ class NoteFile:
     hash: str
     problems: tuple[Problem, ...] = ()
 
+    @property
+    def digest(self) -> bytes:
+        """`hash` as bytes, as the index's records keep it."""
+        return bytes.fromhex(self.hash)
+
     def parse(self) -> Note:
         """The parsed note; read problems (e.g. not UTF-8) are merged into its problems."""
         note = parse_note(self.path, self.text)

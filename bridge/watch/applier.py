@@ -119,7 +119,7 @@ class ChangeApplier:
         self.problems: dict[str, Problem] = {}  # notes given up on, until they read again
         self._attempts: dict[str, int] = {}
         self._retries: dict[str, float] = {}
-        self._by_hash: dict[str, list[str]] | None = None  # built once per batch, on demand
+        self._by_hash: dict[bytes, list[str]] | None = None  # built once per batch, on demand
         self._indexed: list[str] = []
         self._removed: list[str] = []
         self._moved: list[tuple[str, str]] = []
@@ -226,7 +226,7 @@ class ChangeApplier:
                 stamp = self.index.stamp(path)
                 if stamp is not None:
                     self._by_hash.setdefault(stamp.hash, []).append(path)
-        for path in self._by_hash.get(file.hash, ()):
+        for path in self._by_hash.get(file.digest, ()):
             if path not in taken and path != file.path and self.store.stat(path) is None:
                 return path
         return None
@@ -279,7 +279,7 @@ class ChangeApplier:
 
     def _update(self, path: str, file: NoteFile, now: datetime) -> None:
         stamp = self.index.stamp(path)
-        if stamp is not None and stamp.hash == file.hash:
+        if stamp is not None and stamp.hash == file.digest:
             if (stamp.size, stamp.mtime_ns) != (file.size, file.mtime_ns):
                 self.index.touch(path, file.size, file.mtime_ns)  # spare the next start a read
             self.stats.unchanged += 1
@@ -301,7 +301,7 @@ class ChangeApplier:
         self._moved.append((old, new))
         self._attempts.pop(old, None)
         self.problems.pop(old, None)
-        if before is None or before.hash != file.hash:
+        if before is None or before.hash != file.digest:
             self._record(new, file, note, now)  # moved and edited within one batch
 
     def _record(self, path: str, file: NoteFile, note: Note, now: datetime) -> None:

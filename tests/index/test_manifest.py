@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,9 +12,11 @@ from hypothesis import strategies as st
 
 from bridge.index.manifest import Manifest, NoteRecord
 
+DIGEST = hashlib.sha256(b"the file's bytes").digest()
+
 
 def _record(nid: int, path: str, links: tuple[str, ...] = ()) -> NoteRecord:
-    return NoteRecord(nid, path, 10, 20, "h", "Title", "draft", None, links, (), 3, "c")
+    return NoteRecord(nid, path, 10, 20, DIGEST, "Title", "draft", None, links, (), 3, "c")
 
 
 @given(links=st.lists(st.text(), max_size=5), people=st.lists(st.text(), max_size=3))
@@ -21,7 +25,7 @@ def test_links_and_participants_come_back_as_written(
     tmp_path_factory: pytest.TempPathFactory, links: list[str], people: list[str]
 ) -> None:
     manifest = Manifest(tmp_path_factory.mktemp("manifest") / "m.sqlite")
-    record = NoteRecord(1, "a.md", 1, 2, "h", "T", None, None, tuple(links), tuple(people), 0)
+    record = NoteRecord(1, "a.md", 1, 2, DIGEST, "T", None, None, tuple(links), tuple(people), 0)
     manifest.apply([record], [], {})
     assert list(manifest.all()) == [record]
     manifest.close()
@@ -37,4 +41,20 @@ def test_a_commit_replaces_moves_and_deletes(tmp_path: Path) -> None:
         (4, "b.md", ()),
     ]
     assert manifest.get_meta("g") == "2"
+    manifest.close()
+
+
+def test_the_file_keeps_the_hash_as_hex_and_one_that_is_not_hex_matches_no_file(
+    tmp_path: Path,
+) -> None:
+    manifest = Manifest(tmp_path / "m.sqlite")
+    manifest.apply([_record(1, "a.md"), _record(2, "b.md")], [], {})
+    manifest.close()
+    db = sqlite3.connect(tmp_path / "m.sqlite")
+    assert db.execute("SELECT hash FROM notes WHERE nid = 1").fetchone() == (DIGEST.hex(),)
+    with db:
+        db.execute("UPDATE notes SET hash = 'not hex' WHERE nid = 2")
+    db.close()
+    manifest = Manifest(tmp_path / "m.sqlite")
+    assert {r.path: r.hash for r in manifest.all()} == {"a.md": DIGEST, "b.md": b""}
     manifest.close()

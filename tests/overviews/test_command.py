@@ -166,8 +166,8 @@ def test_write_goes_through_the_running_bridge(
     # The serving bridge made the write: it journalled and indexed its own bytes.
     journal = bridge.store.journal
     stamp = bridge.index.stamp(AUTH_INDEX)
-    assert stamp is not None and stamp.hash == content_hash(after)
-    assert journal is not None and journal.is_own(AUTH_INDEX, stamp.hash)
+    assert stamp is not None and stamp.hash.hex() == content_hash(after)
+    assert journal is not None and journal.is_own(AUTH_INDEX, stamp.hash.hex())
 
 
 def test_the_tree_serves_the_overview_with_or_without_markers(

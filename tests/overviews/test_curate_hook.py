@@ -77,7 +77,7 @@ def test_an_add_updates_its_folder_and_the_parents_counts_leaving_human_text_alo
     assert bridge.executor.writes.agent_of(AUTH_INDEX, auth_after) == "agent:bot"
     # The bridge's own write is indexed by the bridge (its watcher ignores it).
     stamp = bridge.index.stamp(AUTH_INDEX)
-    assert stamp is not None and stamp.hash == content_hash(auth_after)
+    assert stamp is not None and stamp.hash.hex() == content_hash(auth_after)
 
 
 def test_a_delete_removes_the_entry_from_the_region(

@@ -31,7 +31,7 @@ def indexed(live: LiveVault, path: str) -> bool:
     """The live index holds the note's current bytes."""
     stamp = live.bridge.index.stamp(path)
     data = (live.bridge.store.root / path).read_bytes()
-    return stamp is not None and stamp.hash == content_hash(data)
+    return stamp is not None and stamp.hash.hex() == content_hash(data)
 
 
 def test_a_batch_region_write_is_the_bridges_own(live: LiveVault) -> None:
