@@ -93,13 +93,14 @@ def stem_language(note: Note) -> str | None:
     return lang if lang in STEMMERS else None
 
 
-def content_key(note: Note) -> str:
+def content_key(note: Note) -> bytes:
     """A fingerprint of everything a note's documents are built from (not its `status`).
 
     The documents are a function of the path, title, summary, tags, transcript participants,
     the line the body starts on, the body's text and the language it is stemmed in, so those
     are hashed; two versions of a note with the same key have the same documents, and
-    re-indexing the second can skip tantivy altogether.
+    re-indexing the second can skip tantivy altogether. A 16-byte digest (hex in the files):
+    every note's key is held in memory.
     """
     entry = note.entry
     parts = [
@@ -112,7 +113,7 @@ def content_key(note: Note) -> str:
         note.body,
         stem_language(note) or "",
     ]
-    return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).digest()
 
 
 def excerpt_words(text: str) -> int:

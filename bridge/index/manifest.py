@@ -38,7 +38,7 @@ class NoteRecord(NamedTuple):
     links: tuple[str, ...]
     participants: tuple[str, ...]
     blocks: int
-    content: str = ""  # fingerprint of what is indexed: equal means the documents are too
+    content: bytes = b""  # fingerprint of what is indexed: equal means the documents are too
 
 
 _SCHEMA = """
@@ -99,7 +99,7 @@ def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
         _strings(links, shared),
         _strings(people, shared),
         blocks,
-        content,
+        _digest(content),
     )
 
 
@@ -169,7 +169,7 @@ class Manifest:
                 json.dumps(list(r.links), ensure_ascii=False),
                 json.dumps(list(r.participants), ensure_ascii=False),
                 r.blocks,
-                r.content,
+                r.content.hex(),
             )
             for r in upserts
         ]

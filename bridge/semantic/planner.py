@@ -40,7 +40,7 @@ class NotePlan:
 
     path: str
     nid: int
-    content: str
+    content: bytes
     lang: str | None
     passages: tuple[Passage, ...]
 
@@ -76,7 +76,7 @@ class PassagePlanner:
         self.most = most
         self.boilerplate: frozenset[str] = frozenset()
         # Languages told before their notes are planned (`language`): path -> (content, lang).
-        self._told: dict[str, tuple[str, str | None]] = {}
+        self._told: dict[str, tuple[bytes, str | None]] = {}
 
     def signature(self) -> str:
         """What passages depend on besides a note's text: the rule, its sizes, the template."""

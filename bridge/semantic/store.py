@@ -67,7 +67,7 @@ class StoredNote:
     """A note as embedded: for which content key, in which language, with which passages."""
 
     path: str
-    content: str
+    content: bytes  # the index's content key (`content_key`); hex in the file
     lang: str | None
     units: tuple[Unit, ...]
 
@@ -132,9 +132,9 @@ class VectorStore:
         with self._lock:
             return {row[0] for row in self._db.execute("SELECT path FROM notes")}
 
-    def heads(self, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    def heads(self, paths: Sequence[str]) -> dict[str, tuple[bytes, str | None]]:
         """The stored content key and language of those of `paths` that are embedded."""
-        out: dict[str, tuple[str, str | None]] = {}
+        out: dict[str, tuple[bytes, str | None]] = {}
         with self._lock:
             for part in _chunks(list(paths)):
                 marks = ",".join("?" * len(part))
@@ -142,7 +142,8 @@ class VectorStore:
                     f"SELECT path, content, lang FROM notes WHERE path IN ({marks})", part
                 ):
                     # One string per language, not one per row ("en" 100,000 times: 5 MB).
-                    out[path] = (content, None if lang is None else sys.intern(lang))
+                    lang = None if lang is None else sys.intern(lang)
+                    out[path] = (_key(content), lang)
         return out
 
     def notes(self, paths: Sequence[str]) -> dict[str, StoredNote]:
@@ -219,7 +220,7 @@ class VectorStore:
                 self._db.execute("DELETE FROM units WHERE path = ?", (note.path,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO notes(path, content, lang) VALUES(?, ?, ?)",
-                    (note.path, note.content, note.lang),
+                    (note.path, note.content.hex(), note.lang),
                 )
                 self._db.executemany(
                     "INSERT INTO units(path, seq, first, last, key) VALUES(?, ?, ?, ?, ?)",
@@ -261,3 +262,11 @@ class _Transaction:
 def _chunks(items: list[_T]) -> Iterator[list[_T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+def _key(text: str) -> bytes:
+    """A stored hex content key as bytes; one that is not hex matches no note (planned again)."""
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return b""

@@ -16,7 +16,7 @@ DIGEST = hashlib.sha256(b"the file's bytes").digest()
 
 
 def _record(nid: int, path: str, links: tuple[str, ...] = ()) -> NoteRecord:
-    return NoteRecord(nid, path, 10, 20, DIGEST, "Title", "draft", None, links, (), 3, "c")
+    return NoteRecord(nid, path, 10, 20, DIGEST, "Title", "draft", None, links, (), 3, b"c")
 
 
 @given(links=st.lists(st.text(), max_size=5), people=st.lists(st.text(), max_size=3))
