@@ -108,6 +108,37 @@ def test_an_edited_note_is_embedded_again_and_only_it(
         bridge.close()
 
 
+def test_a_note_deleted_then_written_again_is_served_once_under_its_new_id(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> None:
+    rollback = "engineering/deploy/rollback.md"
+    bridge = _embedded(template_vault, tmp_path / "state", template_vectors)
+    try:
+        assert bridge.semantic is not None
+        notes = bridge.index.note_count()
+        assert bridge.semantic_status()["embedded"] == notes
+        first = bridge.index.stamp(rollback)
+        assert first is not None
+        (template_vault / rollback).unlink()
+        bridge.reindex([rollback])
+        bridge.prepare_semantic(embed=True)
+        assert bridge.semantic_status()["embedded"] == notes - 1
+        (template_vault / rollback).write_text(
+            "# Kiosk ladders\n\nThe kiosk firmware is flashed from a ladder in the lobby.\n",
+            encoding="utf-8",
+        )
+        bridge.reindex([rollback])
+        bridge.prepare_semantic(embed=True)
+        again = bridge.index.stamp(rollback)
+        assert again is not None and again.nid != first.nid
+        assert bridge.semantic_status()["embedded"] == notes
+        hits = bridge.semantic.find("where is the kiosk firmware flashed from?", None, 10).hits
+        assert hits[0].nid == again.nid
+        assert first.nid not in {hit.nid for hit in hits}
+    finally:
+        bridge.close()
+
+
 def test_the_cli_without_serve_uses_stored_vectors_and_embeds_no_note(
     template_vault: Path, tmp_path: Path, template_vectors: Path
 ) -> None:
