@@ -260,14 +260,15 @@ class SearchIndex:
             stamp = self._catalog.stamps.get(path)
             if stamp is None:
                 return
-            rec = self._catalog.records.get(stamp.nid)
-            if rec is None:  # not committed yet: the commit writes the record it has
-                self._catalog.stamps[path] = stamp._replace(size=size, mtime_ns=mtime_ns)
+            # The stamp is the note's newest record: a pending one (its bytes indexed since the
+            # last commit, which will write it) or the committed one.
+            touched = stamp._replace(size=size, mtime_ns=mtime_ns)
+            self._catalog.stamps[path] = touched
+            if self._pending.get(path) is not None:
+                self._pending[path] = touched
                 return
-            touched = rec._replace(size=size, mtime_ns=mtime_ns)
             self.manifest.apply([touched], [], {})
             self._catalog.mirror([touched], [])
-            self._catalog.stamps[path] = touched
 
     def remove(self, path: str) -> bool:
         """Remove a note's documents; False when it was not indexed."""

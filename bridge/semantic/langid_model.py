@@ -81,9 +81,10 @@ def identifier(root: Path | None = None) -> Any:
             shutil.rmtree(folder)
         return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
     # The walk's three tables are indexed one byte of text at a time in Python: a memoryview
-    # gives plain ints, as the library's own `array` and lists do, at the same speed, from
-    # the mapped pages. As lists, the state tables (`out`, `row` and the library's shifted
-    # copy of `row`) held 12 MB of ints in every process that tells a language.
+    # gives plain ints from the mapped pages, as the library's own `array` does. As lists the
+    # state tables (`out`, `row` and the library's shifted copy of `row`) held 12 MB of ints
+    # in every process that tells a language; read from memoryviews a text's walk is ~20%
+    # slower (0.36 -> 0.44 ms for three texts; docs/benchmarks.md, "At 100,000 notes").
     row = _ints(arrays["row"])
     identifier = LanguageIdentifier(
         arrays["ptc"],

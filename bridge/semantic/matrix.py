@@ -79,7 +79,8 @@ class PassageMatrix:
         return self._notes
 
     def has(self, nid: int) -> bool:
-        first, stop = self._rows_of(nid)
+        with self._lock:
+            first, stop = self._rows_of(nid)
         return stop > first
 
     def _rows_of(self, nid: int) -> tuple[int, int]:

@@ -343,8 +343,10 @@ class SemanticIndex:
                 self._version += 1
 
     def _drop(self, path: str) -> None:
-        nid = self._told_nid.get(path)  # only this thread changes it
-        if nid is not None and self._served.discard(nid):
+        with self._cond:
+            nid = self._told_nid.get(path)
+            served = nid is not None and self._served.discard(nid)
+        if served and nid is not None:
             self.matrix.drop(nid)
         with self._cond:
             # Every note served was told (`_know`), under the same id: one id to forget.

@@ -45,6 +45,32 @@ def test_warm_start_reads_only_changed_notes(template_vault: Path, tmp_path: Pat
     index.close()
 
 
+def test_a_touch_before_the_commit_keeps_the_new_bytes_hash_and_the_commit_writes_its_mtime(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    path = "billing/plans/team_plan.md"
+    note = template_vault / path
+    note.write_text(note.read_text() + "\nA new line about seat caps.\n")
+    file = store.read(path)
+    index.upsert(file, file.parse())  # indexed, not committed yet
+    later = file.mtime_ns + 10**9
+    os.utime(note, ns=(note.stat().st_atime_ns, later))  # a sync tool rewrites the same bytes
+    index.touch(path, file.size, later)
+    stamp = index.stamp(path)
+    assert stamp is not None and (stamp.hash.hex(), stamp.mtime_ns) == (file.hash, later)
+    index.commit()
+    index.close()
+
+    index = SearchIndex(tmp_path / "index")
+    reopened = index.stamp(path)
+    assert reopened is not None and (reopened.hash.hex(), reopened.mtime_ns) == (file.hash, later)
+    assert reconcile(store, index).unchanged == 18  # not even hashed again: its stat matches
+    index.close()
+
+
 def test_offline_move_is_reported_as_a_move(template_vault: Path, tmp_path: Path) -> None:
     store = VaultStore(template_vault)
     index = SearchIndex(tmp_path / "index")
