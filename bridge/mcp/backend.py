@@ -9,6 +9,7 @@ its writer for as long as it runs.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -144,18 +145,36 @@ class HttpBackend:
         self.client.close()
 
 
-def running_bridge(settings: Settings) -> tuple[str, str] | None:
-    """(url, token) of a `serve` running on this vault that answers its health check, or None."""
+HEALTH_TIMEOUT = 2.0  # one health check
+HEALTH_WAIT = 30.0  # how long a live `serve` that is slow to answer is asked again
+
+
+def running_bridge(settings: Settings, wait: float = HEALTH_WAIT) -> tuple[str, str] | None:
+    """(url, token) of a `serve` running on this vault that answers its health check, or None.
+
+    Trigger: under load (the suite beside a benchmark on two cores) `serve` took over 2 s to
+    answer its health check; the import that asked then ran alone, waited a minute for the
+    vault lock `serve` holds, and failed as "busy". Why: a `serve` that is alive and
+    listening but slow is still the vault's writer, and nothing else can write while it runs.
+    Outcome: a check that times out is asked again, up to `wait` seconds, while the
+    discovery file still names a live process; one refused or answered otherwise is final.
+    """
     state = settings.state_path
-    found = holder(state)  # the discovery file, when its process is alive
-    token = read_token(state)
-    if found.url is None or not token:
-        return None
-    try:
-        health = httpx.get(f"{found.url}/v1/health", timeout=2.0)
-    except httpx.HTTPError:
-        return None
-    return (found.url, token) if health.status_code == 200 else None
+    deadline = time.monotonic() + wait
+    while True:
+        found = holder(state)  # the discovery file, when its process is alive
+        token = read_token(state)
+        if found.url is None or not token:
+            return None
+        try:
+            health = httpx.get(f"{found.url}/v1/health", timeout=HEALTH_TIMEOUT)
+        except httpx.TimeoutException:
+            if time.monotonic() < deadline:
+                continue
+            return None
+        except httpx.HTTPError:
+            return None
+        return (found.url, token) if health.status_code == 200 else None
 
 
 def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> MemoryBackend:
