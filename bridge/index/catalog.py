@@ -24,7 +24,7 @@ class Catalog:
     """The notes of the index by path and by id.
 
     `stamps` and `paths` follow every upsert and remove at once (pending ones too); `records`
-    and `record_nids` mirror the manifest rows of the last commit. A note's stamp (what is
+    mirrors the manifest rows of the last commit. A note's stamp (what is
     known of its file without reading it: id, size, mtime, hash) is its newest record, the
     same object as in `records` once committed: a tuple of its own per note held 9 MB at
     100,000 notes.
@@ -34,13 +34,11 @@ class Catalog:
         self.stamps: dict[str, NoteRecord] = {}
         self.paths: dict[int, str] = {}
         self.records: dict[int, NoteRecord] = {}
-        self.record_nids: dict[str, int] = {}
         with collector_paused():
             for rec in records:
                 self.stamps[rec.path] = rec
                 self.paths[rec.nid] = rec.path
                 self.records[rec.nid] = rec
-                self.record_nids[rec.path] = rec.nid
         self._next_nid = max(self.paths, default=0) + 1
         # Notes under each top-level folder (`de/`, `en/`...): which editions a vault has.
         self._tops: Counter[str] = Counter(top_folder(path) for path in self.stamps)
@@ -54,7 +52,7 @@ class Catalog:
 
     def clear(self) -> None:
         """Forget every note (the index starts over); ids go on from where they were."""
-        for known in (self.stamps, self.paths, self.records, self.record_nids):
+        for known in (self.stamps, self.paths, self.records):
             known.clear()
         self.speakers = frozenset()
         with self._paths_lock:
@@ -111,19 +109,15 @@ class Catalog:
             found.update(rec.participants)
         return frozenset(found)
 
-    def mirror(self, upserts: list[NoteRecord], deletes: list[str]) -> None:
-        """Apply to the in-memory records what `Manifest.apply` just wrote (same rules)."""
-        records, nids = self.records, self.record_nids
-        for path in deletes:
-            gone = nids.pop(path, None)
-            if gone is not None:
-                records.pop(gone, None)
+    def mirror(self, upserts: list[NoteRecord], retired: list[int]) -> None:
+        """Apply to the in-memory records what `Manifest.apply` just wrote: the records of the
+        notes removed since the last commit go (`retired`, by id: a path removed and written
+        again has a new id, so its old record goes too), the upserted ones take their place.
+
+        By id, not by path: a map from path to id for this held 3.8 MB at 100,000 notes.
+        """
+        records = self.records
+        for nid in retired:
+            records.pop(nid, None)
         for rec in upserts:
-            old = nids.get(rec.path)
-            if old is not None and old != rec.nid:  # same path, other id: replaced
-                records.pop(old, None)
-            prev = records.get(rec.nid)
-            if prev is not None and prev.path != rec.path and nids.get(prev.path) == rec.nid:
-                del nids[prev.path]  # same id, other path: replaced
             records[rec.nid] = rec
-            nids[rec.path] = rec.nid

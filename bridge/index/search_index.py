@@ -69,6 +69,7 @@ class SearchIndex:
         generation = int(self.manifest.get_meta("generation") or 0)
         self._now = Snapshot(generation, self.schema, searchers, self.block_store)
         self._pending: dict[str, NoteRecord | None] = {}
+        self._retired: list[int] = []  # ids of notes removed since the last commit
         self._dirty = False
         self._docs_dirty = False
         self._last_commit = time.monotonic()
@@ -116,6 +117,7 @@ class SearchIndex:
             self._empty_at_open = True
             self._catalog.clear()
             self._pending.clear()
+            self._retired = []
             self._dirty = self._docs_dirty = False
             searchers = self._files.searchers()
             self._now = Snapshot(self.generation + 1, self.schema, searchers, self.block_store)
@@ -283,6 +285,7 @@ class SearchIndex:
             self._catalog.paths.pop(stamp.nid, None)
             self._catalog.path_changed(path, added=False)
             self._pending[path] = None
+            self._retired.append(stamp.nid)
             self._dirty = True
             return True
 
@@ -308,7 +311,8 @@ class SearchIndex:
             upserts = [r for r in self._pending.values() if r is not None]
             deletes = [p for p, r in self._pending.items() if r is None]
             self.manifest.apply(upserts, deletes, {"generation": str(generation)})
-            self._catalog.mirror(upserts, deletes)
+            self._catalog.mirror(upserts, self._retired)
+            self._retired = []
             changed = list(self._pending)
             self._pending.clear()
             self._dirty = False

@@ -71,6 +71,29 @@ def test_a_touch_before_the_commit_keeps_the_new_bytes_hash_and_the_commit_write
     index.close()
 
 
+def test_records_follow_a_note_removed_and_written_again_within_one_commit(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    store = VaultStore(template_vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    again, gone = "billing/plans/team_plan.md", "team/practices/code_review.md"
+    before = index.stamp(again)
+    assert before is not None
+    index.remove(again)
+    index.remove(gone)
+    (template_vault / again).write_text("# Team plan, rewritten\n\nSeats are billed monthly.\n")
+    file = store.read(again)
+    index.upsert(file, file.parse())
+    index.commit()
+    records = {rec.path: rec for rec in index.all_records()}
+    assert len(records) == len(index.all_records()) == 17  # one record per note, none stale
+    assert gone not in records
+    assert records[again].title == "Team plan, rewritten" and records[again].nid != before.nid
+    assert index.records([before.nid]) == {}
+    index.close()
+
+
 def test_offline_move_is_reported_as_a_move(template_vault: Path, tmp_path: Path) -> None:
     store = VaultStore(template_vault)
     index = SearchIndex(tmp_path / "index")
