@@ -72,7 +72,22 @@ def test_a_second_serve_exits_2_and_touches_nothing(serving: tuple[Path, Path]) 
     pid = json.loads(discovery)["pid"]
     assert f"serve is already running for this vault (pid {pid}, port" in second.stderr
     assert (state / "bridge.json").read_bytes() == discovery  # the first one's, intact
+    assert (state / "serve.pid").read_text().strip() == str(pid)
     assert sorted(p.name for p in (state / "index").rglob("*")) == index_files
+
+
+def test_serve_names_itself_while_it_holds_the_vault_and_not_after(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> None:
+    state = seed_vectors(template_vectors, tmp_path / "state")
+    proc = _serve(template_vault, state)
+    try:
+        _wait_for(_lines(proc), "watching")
+        assert (state / "serve.pid").read_text().strip() == str(proc.pid)
+    finally:
+        stop(proc)
+    assert proc.returncode == 0
+    assert not (state / "serve.pid").exists() and not (state / "bridge.json").exists()
 
 
 def test_decay_from_cron_while_serve_runs_goes_through_it(serving: tuple[Path, Path]) -> None:

@@ -164,7 +164,7 @@ def curate(
             author = _author(named, f"{operations}: author")
         # Either form of the file is sent as the API's own shape, checked as the API would.
         body = request_body({"operations": items, "author": author}, str(operations))
-        remote = running(settings)
+        remote = running(settings, writes=True)
         if remote is not None:
             doc = remote.post("/v1/curate/operations", body)
             _finish({**doc, "through": remote.url}, None, json_out)
@@ -188,7 +188,7 @@ def curate(
         else:
             sys.stdout.write(made.text())
         return
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:  # its LLM settings apply: it does the curating
         started = _start_remote_curation(remote, content, author)
         task = _wait_for_task(remote, str(started["task_id"]))
@@ -401,7 +401,7 @@ def review_approve(
 ) -> None:
     """Apply the reviewed change if the note is as the diff shows it; else mark a conflict."""
     settings = settings_for(vault, state_dir)
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:
         _remote_decision(remote, review_id, "approve", json_out)
         return
@@ -425,7 +425,7 @@ def review_reject(
 ) -> None:
     """Discard a waiting change, or undo an applied one (restoring the note's old bytes)."""
     settings = settings_for(vault, state_dir)
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:
         _remote_decision(remote, review_id, "reject", json_out, {"reason": reason})
         return

@@ -102,7 +102,7 @@ def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonO
     With `serve` running on the vault, the running bridge runs it (one writer per vault).
     """
     settings = settings_for(vault, state_dir)
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:
         doc: dict[str, Any] = remote.call("POST", "/v1/lifecycle/decay")
         doc["through"] = remote.url

@@ -98,7 +98,7 @@ def overviews(
     if not write:
         doc = check_overviews(store, under).to_json()
     else:
-        remote = running(settings)
+        remote = running(settings, writes=True)
         if remote is not None:
             doc = remote.call("POST", "/v1/overviews", json={"folder": under})
             doc["through"] = remote.url

@@ -238,7 +238,7 @@ def reindex(
     """
     settings = settings_for(vault, state_dir)
     index_dir = settings.state_path / "index"
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:
         summary: dict[str, Any] = remote.call("POST", "/v1/reindex")
         summary["through"] = remote.url
@@ -283,7 +283,7 @@ def import_(
     except TranscriptError as exc:
         raise fail(str(exc)) from exc
     body = request_body({"data": data, "root": root, "force": force}, str(file))
-    remote = running(settings)
+    remote = running(settings, writes=True)
     if remote is not None:
         doc: dict[str, Any] = remote.post("/v1/import", body)
         doc["through"] = remote.url

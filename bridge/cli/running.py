@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 
 from bridge.api.security import DEFAULT_MAX_BODY
-from bridge.cli.app import EXIT_PROBLEMS, EXIT_USAGE, fail
-from bridge.mcp.backend import running_bridge
+from bridge.cli.app import EXIT_PROBLEMS, EXIT_USAGE, err_console, fail
+from bridge.mcp.backend import START_WAIT, running_bridge
 from bridge.settings import Settings
 from bridge.state.vault_lock import VaultBusyError, vault_lock
 
@@ -94,9 +94,20 @@ def request_body(doc: Mapping[str, Any], what: str) -> bytes:
     return data
 
 
-def running(settings: Settings) -> RemoteBridge | None:
-    """The live `serve` of this vault (it answered its health check), or None."""
-    found = running_bridge(settings)
+def running(settings: Settings, writes: bool = False) -> RemoteBridge | None:
+    """The live `serve` of this vault (it answered its health check), or None.
+
+    For a command that `writes`, a `serve` still starting (it holds the vault lock, so the
+    command could not write alone) is waited for, with a line on stderr saying so.
+    """
+
+    def waiting(pid: int) -> None:
+        err_console.print(
+            f"serve (pid {pid}) is starting on this vault; waiting for it to answer...",
+            highlight=False,
+        )
+
+    found = running_bridge(settings, starting=START_WAIT if writes else 0.0, waiting=waiting)
     return RemoteBridge(*found) if found is not None else None
 
 

@@ -23,12 +23,15 @@ from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
-from bridge.state.vault_lock import VaultBusyError, vault_lock
+from bridge.state.vault_lock import VaultBusyError, serve_pid_file, vault_lock
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 
 HostOpt = Annotated[str | None, typer.Option("--host", help="Listen address [127.0.0.1]")]
 PortOpt = Annotated[int | None, typer.Option("--port", min=0, max=65535, help="Port [27182]")]
+
+
+SERVE_LOCK_WAIT = 2.0  # seconds `serve` waits for the vault lock before it says who holds it
 
 
 @app.command()
@@ -47,9 +50,12 @@ def serve(
     # Then, first of all: a second serve must touch nothing (not the index, not bridge.json).
     with StopSignals() as stop, contextlib.ExitStack() as held:
         try:
-            held.enter_context(vault_lock(settings.state_path))
+            # A command that finds `serve.pid` tries the lock for an instant to tell a live
+            # `serve` from a reused pid: a moment's wait keeps that from refusing this start.
+            held.enter_context(vault_lock(settings.state_path, wait_seconds=SERVE_LOCK_WAIT))
         except VaultBusyError as exc:
             raise fail(str(exc)) from exc
+        held.enter_context(serve_pid_file(settings.state_path))
         _serve(settings, stop)
 
 

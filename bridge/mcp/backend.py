@@ -20,7 +20,7 @@ import httpx
 from bridge.api.security import read_token
 from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.settings import Settings
-from bridge.state.vault_lock import holder
+from bridge.state.vault_lock import holder, serving_pid
 
 
 class BackendError(Exception):
@@ -147,9 +147,16 @@ class HttpBackend:
 
 HEALTH_TIMEOUT = 2.0  # one health check
 HEALTH_WAIT = 30.0  # how long a live `serve` that is slow to answer is asked again
+START_WAIT = 600.0  # how long a `serve` still starting (its first sync) is waited for
+_POLL = 0.2
 
 
-def running_bridge(settings: Settings, wait: float = HEALTH_WAIT) -> tuple[str, str] | None:
+def running_bridge(
+    settings: Settings,
+    wait: float = HEALTH_WAIT,
+    starting: float = 0.0,
+    waiting: Callable[[int], None] | None = None,
+) -> tuple[str, str] | None:
     """(url, token) of a `serve` running on this vault that answers its health check, or None.
 
     Trigger: under load (the suite beside a benchmark on two cores) `serve` took over 2 s to
@@ -158,14 +165,29 @@ def running_bridge(settings: Settings, wait: float = HEALTH_WAIT) -> tuple[str, 
     listening but slow is still the vault's writer, and nothing else can write while it runs.
     Outcome: a check that times out is asked again, up to `wait` seconds, while the
     discovery file still names a live process; one refused or answered otherwise is final.
+
+    The same holds for a `serve` that is starting: it holds the lock and has named itself
+    (`serve.pid`) but has no discovery file until it listens, after its first sync. A caller
+    that would write (and so could only fail on that lock) passes `starting` (`START_WAIT`):
+    while that process lives, this waits for it that long (`waiting(pid)` is called once
+    when the wait begins, to say so). Read-only callers do not wait.
     """
     state = settings.state_path
-    deadline = time.monotonic() + wait
+    now = time.monotonic()
+    deadline, start_deadline = now + wait, now + starting
+    told = False
     while True:
         found = holder(state)  # the discovery file, when its process is alive
         token = read_token(state)
         if found.url is None or not token:
-            return None
+            pid = serving_pid(state)
+            if pid is None or time.monotonic() >= start_deadline:
+                return None
+            if waiting is not None and not told:
+                waiting(pid)
+                told = True
+            time.sleep(_POLL)
+            continue
         try:
             health = httpx.get(f"{found.url}/v1/health", timeout=HEALTH_TIMEOUT)
         except httpx.TimeoutException:
@@ -179,7 +201,8 @@ def running_bridge(settings: Settings, wait: float = HEALTH_WAIT) -> tuple[str, 
 
 def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> MemoryBackend:
     """The running bridge's API if there is one, else `local(settings)`."""
-    found = running_bridge(settings)
+    # MCP writes (curation): a `serve` still starting is waited for, not raced for the lock.
+    found = running_bridge(settings, starting=START_WAIT)
     if found is not None:
         return HttpBackend(*found)
     return local(settings)

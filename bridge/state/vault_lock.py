@@ -21,6 +21,9 @@ from bridge.state.private import private_dir
 
 LOCK_NAME = "vault.lock"
 DISCOVERY = "bridge.json"
+# The pid of the `serve` holding the vault, written as soon as it holds the lock. `bridge.json`
+# comes only once it listens, after its first sync (minutes on a large vault's first start).
+SERVE_PID = "serve.pid"
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,48 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@contextlib.contextmanager
+def serve_pid_file(state_dir: Path) -> Iterator[None]:
+    """Name this process, for the block, as the `serve` holding the vault (take the lock first).
+
+    Trigger: a command run while `serve` was starting found no discovery file, waited a minute
+    for the lock `serve` holds for its life and failed as busy, though `serve` answered soon
+    after. Outcome: a command that finds this file naming a live process waits for that
+    `serve` to listen (`bridge.mcp.backend.running_bridge`) and goes through it.
+    """
+    path = state_dir / SERVE_PID
+    temp = path.with_name(f"{SERVE_PID}.tmp")
+    temp.write_text(f"{os.getpid()}\n")
+    temp.replace(path)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def serving_pid(state_dir: Path) -> int | None:
+    """The pid of a live `serve` holding the vault (listening or still starting), or None.
+
+    The file alone could name a process that only reuses the pid of a `serve` killed -9, so
+    the vault lock must be held too (a `serve` holds it for its life): it is tried, and let go
+    at once when it was free.
+    """
+    try:
+        pid = int((state_dir / SERVE_PID).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    if not _alive(pid):
+        return None
+    lock = FileLock(str(state_dir / LOCK_NAME), thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return pid  # held: by that `serve` (or a CLI writer, whose command ends)
+    lock.release()
+    return None
 
 
 def describe(found: Holder) -> str:
