@@ -85,7 +85,7 @@ def test_a_serve_slow_to_answer_is_asked_again_and_found(
     found = backend.running_bridge(settings)
     assert found is not None
     assert found[0] == f"http://127.0.0.1:{server.server_address[1]}"
-    assert server.asked == 2
+    assert server.asked >= 2  # asked again (more than once if the machine is slow)
 
 
 def test_without_time_to_wait_a_slow_serve_is_not_found(
@@ -94,7 +94,7 @@ def test_without_time_to_wait_a_slow_serve_is_not_found(
     settings, server = slow_serve
     monkeypatch.setattr(backend, "HEALTH_TIMEOUT", 0.2)
     assert backend.running_bridge(settings, wait=0) is None
-    assert server.asked == 1
+    assert server.asked <= 1  # never asked again (the one check may not have arrived yet)
 
 
 def test_a_writer_waits_for_a_serve_that_is_starting_and_finds_it_once_it_listens(
