@@ -101,14 +101,19 @@ def running(settings: Settings, writes: bool = False) -> RemoteBridge | None:
     command could not write alone) is waited for, with a line on stderr saying so.
     """
 
-    def waiting(pid: int) -> None:
-        err_console.print(
-            f"serve (pid {pid}) is starting on this vault; waiting for it to answer...",
-            highlight=False,
-        )
-
-    found = running_bridge(settings, starting=START_WAIT if writes else 0.0, waiting=waiting)
+    found = (
+        running_bridge(settings, starting=START_WAIT, waiting=_say_waiting)
+        if writes
+        else running_bridge(settings)
+    )
     return RemoteBridge(*found) if found is not None else None
+
+
+def _say_waiting(pid: int) -> None:
+    err_console.print(
+        f"serve (pid {pid}) is starting on this vault; waiting for it to answer...",
+        highlight=False,
+    )
 
 
 @contextlib.contextmanager

@@ -24,10 +24,9 @@ class Catalog:
     """The notes of the index by path and by id.
 
     `stamps` and `paths` follow every upsert and remove at once (pending ones too); `records`
-    mirrors the manifest rows of the last commit. A note's stamp (what is
-    known of its file without reading it: id, size, mtime, hash) is its newest record, the
-    same object as in `records` once committed: a tuple of its own per note held 9 MB at
-    100,000 notes.
+    mirrors the manifest rows of the last commit. A note's stamp (what is known of its file
+    without reading it: id, size, mtime, hash) is its newest record, the same object as in
+    `records` once committed: a tuple of its own per note held 9 MB at 100,000 notes.
     """
 
     def __init__(self, records: Iterable[NoteRecord]) -> None:

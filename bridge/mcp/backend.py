@@ -180,8 +180,8 @@ def running_bridge(
         found = holder(state)  # the discovery file, when its process is alive
         token = read_token(state)
         if found.url is None or not token:
-            pid = serving_pid(state)
-            if pid is None or time.monotonic() >= start_deadline:
+            # A reader (`starting` 0) neither reads `serve.pid` nor tries the vault lock.
+            if time.monotonic() >= start_deadline or (pid := serving_pid(state)) is None:
                 return None
             if waiting is not None and not told:
                 waiting(pid)

@@ -45,12 +45,18 @@ def test_warm_start_reads_only_changed_notes(template_vault: Path, tmp_path: Pat
     index.close()
 
 
+def _indexed(vault: Path, tmp_path: Path) -> tuple[VaultStore, SearchIndex]:
+    """The vault's store and a fresh index of it, every note indexed and committed."""
+    store = VaultStore(vault)
+    index = SearchIndex(tmp_path / "index")
+    reconcile(store, index)
+    return store, index
+
+
 def test_a_touch_before_the_commit_keeps_the_new_bytes_hash_and_the_commit_writes_its_mtime(
     template_vault: Path, tmp_path: Path
 ) -> None:
-    store = VaultStore(template_vault)
-    index = SearchIndex(tmp_path / "index")
-    reconcile(store, index)
+    store, index = _indexed(template_vault, tmp_path)
     path = "billing/plans/team_plan.md"
     note = template_vault / path
     note.write_text(note.read_text() + "\nA new line about seat caps.\n")
@@ -74,9 +80,7 @@ def test_a_touch_before_the_commit_keeps_the_new_bytes_hash_and_the_commit_write
 def test_records_follow_a_note_removed_and_written_again_within_one_commit(
     template_vault: Path, tmp_path: Path
 ) -> None:
-    store = VaultStore(template_vault)
-    index = SearchIndex(tmp_path / "index")
-    reconcile(store, index)
+    store, index = _indexed(template_vault, tmp_path)
     again, gone = "billing/plans/team_plan.md", "team/practices/code_review.md"
     before = index.stamp(again)
     assert before is not None
