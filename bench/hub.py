@@ -15,7 +15,9 @@ memory" (`ood`), real questions wrongly flagged, and which tier answered. `--set
 setting (`--set embed_model=off` measures lexical-only); the table says what was on.
 `--state` keeps the index (and vectors) between runs; the first run builds them.
 `--channels` also ranks every real question by the dense channel alone (its own passage
-search, nothing recorded) and lists where the fused answer lost, or won, what it found. The
+search, nothing recorded) and lists where the fused answer lost, or won, what it found; with
+`--lexical FILE` (a lexical-only run's `--json --per-question` output) it also reports the
+bounds: the answer within the first 1 / 3 / 10 of either channel, beside the product. The
 lifecycle state (uses, importance) starts afresh each run, so one run's answers cannot
 reorder the next run's.
 
@@ -214,6 +216,7 @@ def channels(bridge: Bridge, data: dict[str, Any], asked: list[Asked]) -> dict[s
         dense[q["id"]] = next((i for i, p in enumerate(notes[:10], 1) if p in answers), None)
 
     return {
+        "dense_ranks": dense,
         "dense_alone": rank_rates(list(dense.values())),
         "fused_same_questions": rank_rates([given[qid] for qid in dense]),
         "lost": {
@@ -222,6 +225,38 @@ def channels(bridge: Bridge, data: dict[str, Any], asked: list[Asked]) -> dict[s
         "won": {
             q: [r, given[q]] for q, r in dense.items() if _within(given[q], 3) and not _within(r, 3)
         },
+    }
+
+
+def bounds(asked: list[Asked], dense: dict[str, int | None], lexical: Path) -> dict[str, Any]:
+    """What the two channels could give at best: the share of real questions whose answer is
+    within the first k of the lexical-only product (a run with `--set embed_model=off
+    --per-question`, its JSON at `lexical`), of the dense channel alone, of either one, and
+    of the product (fused), for k = 1, 3, 10.
+
+    Why: "either" is an oracle that picks, for each question, the channel that has its
+    answer; a fusion that ranks only what one channel put in its first k does no better.
+    When the product is near it, what is missing is in the channels, not in their fusion.
+    """
+    lex_run = json.loads(lexical.read_text(encoding="utf-8"))
+    lex = {q["qid"]: q["rank"] for q in lex_run["per_question"] if q["words"] != "off"}
+    real = [a for a in asked if a.words != "off"]
+    if set(lex) != {a.qid for a in real}:
+        raise SystemExit(f"{lexical} holds other questions than this run")
+    n = max(1, len(real))
+
+    def share(hit: Any, k: int) -> float:
+        return round(100 * sum(bool(hit(a, k)) for a in real) / n, 1)
+
+    rows = {
+        "lexical": lambda a, k: _within(lex[a.qid], k),
+        "dense": lambda a, k: _within(dense.get(a.qid), k),
+        "either": lambda a, k: _within(lex[a.qid], k) or _within(dense.get(a.qid), k),
+        "product": lambda a, k: _within(a.rank, k),
+    }
+    return {
+        "questions": len(real),
+        **{name: {str(k): share(hit, k) for k in (1, 3, 10)} for name, hit in rows.items()},
     }
 
 
@@ -245,7 +280,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also rank by the dense channel alone, beside the fused answer",
     )
+    parser.add_argument(
+        "--lexical",
+        type=Path,
+        metavar="JSON",
+        help="with --channels: a lexical-only run's JSON (--per-question), for the bounds",
+    )
     args = parser.parse_args(argv)
+    if args.lexical and not args.channels:
+        parser.error("--lexical needs --channels")
     data = json.loads(args.questions.read_text(encoding="utf-8"))
     import tempfile
 
@@ -272,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         "speed": timing,
         "channels": by_channel,
     }
+    if args.lexical and by_channel is not None:
+        report["bounds"] = bounds(asked, by_channel["dense_ranks"], args.lexical)
     if args.per_question:
         report["per_question"] = [a.__dict__ for a in asked]
     if args.json:
@@ -295,7 +340,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{report['latency_ms_median']} ms; misses {' '.join(report['misses'])}"
     )
     if by_channel is not None:
-        console.print(f"dense channel alone: {by_channel}")
+        shown = {k: v for k, v in by_channel.items() if k != "dense_ranks"}
+        console.print(f"dense channel alone: {shown}")
+    if "bounds" in report:
+        bound = Table(title="answer within the first k (real questions)")
+        for col in ("ranked by", "k = 1", "3", "10"):
+            bound.add_column(col)
+        for name in ("lexical", "dense", "either", "product"):
+            bound.add_row(name, *(f"{report['bounds'][name][k]}%" for k in ("1", "3", "10")))
+        console.print(bound)
     if report["other_language_first"] is not None:
         console.print(
             f"first source in another language's folder: {report['other_language_first']}"

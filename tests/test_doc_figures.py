@@ -225,6 +225,21 @@ def hub_rows() -> list[str]:
     ]
 
 
+def bound_rows() -> list[str]:
+    """docs/benchmarks.md's table of the two channels' bounds on the hub questions."""
+    bound = result("hub")["bounds"]
+    labels = {
+        "lexical": "lexical-only product",
+        "dense": "dense channel alone",
+        "either": "either of the two (an oracle)",
+        "product": "**the product (fused)**",
+    }
+    return [
+        f"| {label} | " + " | ".join(f"{bound[name][k]:.1f}%" for k in ("1", "3", "10")) + " |"
+        for name, label in labels.items()
+    ]
+
+
 def help_rows() -> list[str]:
     """docs/benchmarks.md's six-language table: lexical-only, dense (default)."""
     runs = [result("help_lexical"), result("help")]
@@ -257,7 +272,14 @@ def help_rows() -> list[str]:
 
 def test_docs_benchmarks_tables_are_the_benches_figures() -> None:
     text = (ROOT / "docs" / "benchmarks.md").read_text()
-    rows = [*locomo_rows(), *superseded_rows(), *hub_rows(), *dense_rows(), *help_rows()]
+    rows = [
+        *locomo_rows(),
+        *superseded_rows(),
+        *hub_rows(),
+        *bound_rows(),
+        *dense_rows(),
+        *help_rows(),
+    ]
     missing = [row for row in rows if row not in text]
     wrong = "\n".join(missing)
     assert missing == [], f"rows of docs/benchmarks.md that differ from bench/results:\n{wrong}"

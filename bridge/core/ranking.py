@@ -335,11 +335,12 @@ def title_factors(
     if boost <= 0 or not question:
         return {}
     asked = set(question)
+    named = [(key, words) for key, words in titles.items() if words and asked.issuperset(words)]
+    if not named:  # most questions: no word's rarity is needed (a lookup each in the index)
+        return {}
     total = sum(weight(word) for word in question)
     if total <= 0:
         return {}
-    out: dict[K, float] = {}
-    for key, words in titles.items():
-        if words and asked.issuperset(words):
-            out[key] = 1.0 + boost * sum(weight(word) for word in set(words)) / total
-    return out
+    return {
+        key: 1.0 + boost * sum(weight(word) for word in set(words)) / total for key, words in named
+    }

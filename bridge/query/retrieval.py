@@ -462,9 +462,16 @@ class Retriever:
         if boost <= 0 or not terms.words:
             return {}
         docs = max(1, self.index.document_count("entries"))
-        rarity = {w: idf(docs, self.index.doc_frequency(w)) for w in terms.words}
+
+        known: dict[str, float] = {}
+
+        def rarity(word: str) -> float:  # read only when some title is named, once a word
+            if word not in known:
+                known[word] = idf(docs, self.index.doc_frequency(word))
+            return known[word]
+
         titles = {nid: _title_words(rec.title) for nid in entries if (rec := records.get(nid))}
-        return title_factors(titles, terms.words, rarity.__getitem__, boost)
+        return title_factors(titles, terms.words, rarity, boost)
 
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
