@@ -7,6 +7,7 @@ knows how vectors are made or kept.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -56,4 +57,6 @@ class DenseSearch(Protocol):
 
     def edition_language(self, nid: int) -> str | None: ...
 
-    def is_copy(self, nid: int) -> bool: ...
+    def copies(self, nids: Iterable[int]) -> list[int]:
+        """The notes among `nids` in one language's edition whose text is in another."""
+        ...

@@ -428,7 +428,7 @@ class Retriever:
                 self._folder_languages(note_score, records, editions), asked, factor
             )
         if dense.language is None:
-            copies = [nid for nid in note_score if self.dense.is_copy(nid)]
+            copies = self.dense.copies(note_score)
             return copy_factors(copies, note_score, factor)
         languages = {nid: self.dense.edition_language(nid) for nid in note_score}
         folders = self._folder_editions() if not dense.covered else frozenset()

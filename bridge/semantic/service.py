@@ -433,6 +433,14 @@ class SemanticIndex:
         edition = self.edition_language(nid)
         return text is not None and edition is not None and edition != text
 
+    def copies(self, nids: Iterable[int]) -> list[int]:
+        """The notes among `nids` that are copies (`is_copy`). A note outside every language's
+        folder is in its own text's language, so in a vault without such folders there are
+        none, and the few hundred candidates of a question are not looked at one by one."""
+        if not self._folder:  # one dict read (atomic), as `edition_language`'s
+            return []
+        return [nid for nid in nids if self.is_copy(nid)]
+
     def vault_languages(self) -> frozenset[str]:
         """The languages the vault's notes are known to be in."""
         with self._cond:
