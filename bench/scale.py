@@ -215,16 +215,16 @@ PAIRED_RATIO: Getter = lambda r: _ratio(  # noqa: E731
 FLOOR_RATIO: Getter = lambda r: _ratio(  # noqa: E731
     r, ("paired", "paired_ms", "searches", "p50"), ("paired", "paired_ms", "raw", "p50")
 )
-# (entries, what, measured, limit)
+# Issue 26's targets for generated vaults on 2 cores (they replaced issue 13's 10x, 2.5x and
+# 60 s): (entries, what, measured, limit). The peak is the lexical-only one: this bench's
+# vault is never embedded.
 TARGETS: list[tuple[int, str, Getter, float]] = [
-    (10_000, "cold index <= 2.5x raw", COLD_RATIO, 2.5),
-    (10_000, "tier 2 p50 <= 10x raw", QUERY_RATIO, 10),
+    (10_000, "tier 2 p50 <= 8x raw", QUERY_RATIO, 8),
     (10_000, "tier 2 p50 <= 5x raw (stretch)", QUERY_RATIO, 5),
-    (10_000, "tier 0 p50 <= 0.1 ms", lambda r: _get(r, "query", "query_ms", "tier0", "p50"), 0.1),
-    (100_000, "cold index <= 2.5x raw", COLD_RATIO, 2.5),
-    (100_000, "cold index <= 60 s", lambda r: _get(r, "cold", "cold_index_s"), 60),
-    (100_000, "tier 2 p50 <= 10x raw", QUERY_RATIO, 10),
-    (100_000, "warm start <= 2 s", lambda r: _get(r, "warm", "warm_start_s"), 2),
+    (10_000, "cold index <= 4x raw", COLD_RATIO, 4),
+    (100_000, "tier 2 p50 <= 8x raw", QUERY_RATIO, 8),
+    (100_000, "tier 2 p50 <= 5x raw (stretch)", QUERY_RATIO, 5),
+    (100_000, "cold index <= 4x raw", COLD_RATIO, 4),
     (100_000, "peak RSS <= 450 MB", peak_rss, 450),
 ]
 
