@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -163,6 +164,37 @@ def test_observe_records_what_it_sees_and_last_run(
     assert views["a.md"].tracked and lifecycle.tracked_paths() == {"a.md"}
     lifecycle.record_run(now(), 1, 0, 0)
     assert lifecycle.last_run() == now()
+
+
+def test_a_reader_gets_the_state_between_the_decay_jobs_batches(
+    lifecycle: LifecycleStore, clock: FrozenDateTimeFactory
+) -> None:
+    """The decay job observes every note of the vault; a question reading lifecycle facts
+    meanwhile (another thread, on the one shared connection) must not wait for all of them:
+    in one transaction, 10,000 notes held every answer for ~200 ms, 100,000 for seconds."""
+    items = [(f"n{i}.md", "draft", None) for i in range(1_000)]
+    paused, go_on = threading.Event(), threading.Event()
+
+    def hold_after_first_batch(paths: Sequence[str]) -> None:  # called after each commit
+        if not paused.is_set():
+            paused.set()
+            assert go_on.wait(timeout=30)
+
+    lifecycle.add_listener(hold_after_first_batch)
+    job = threading.Thread(target=lifecycle.observe, args=(items, now()))
+    job.start()
+    seen: list[int] = []
+    try:
+        assert paused.wait(timeout=30)
+        reader = threading.Thread(target=lambda: seen.append(len(lifecycle.tracked_paths())))
+        reader.start()
+        reader.join(timeout=30)
+        assert not reader.is_alive(), "the reader waited for the whole run"
+        assert 0 < seen[0] < len(items), "the reader saw the run all or nothing"
+    finally:
+        go_on.set()
+        job.join()
+    assert len(lifecycle.tracked_paths()) == len(items)
 
 
 def test_the_state_survives_reopening(tmp_path: Path, clock: FrozenDateTimeFactory) -> None:
