@@ -75,8 +75,9 @@ def _strings(text: str, shared: dict[str, str]) -> tuple[str, ...]:
     return tuple([shared.setdefault(item, item) for item in items])
 
 
-def _digest(text: str) -> bytes:
-    """A stored hex hash as its digest; one that is not hex matches no file (re-read)."""
+def digest_from_hex(text: str) -> bytes:
+    """A hash stored as hex text (the manifest, the vector file) as its digest; one that is
+    not hex is b"", which matches nothing: the note is read (or planned) again."""
     try:
         return bytes.fromhex(text)
     except ValueError:
@@ -92,14 +93,14 @@ def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
         path,
         size,
         mtime,
-        _digest(hash_),
+        digest_from_hex(hash_),
         title,
         None if status is None else sys.intern(status),
         updated,
         _strings(links, shared),
         _strings(people, shared),
         blocks,
-        _digest(content),
+        digest_from_hex(content),
     )
 
 

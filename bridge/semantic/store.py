@@ -20,6 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from bridge.index.manifest import digest_from_hex
 from bridge.semantic.model import ModelIdentity, Vectors
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ class VectorStore:
                 ):
                     # One string per language, not one per row ("en" 100,000 times: 5 MB).
                     lang = None if lang is None else sys.intern(lang)
-                    out[path] = (_key(content), lang)
+                    out[path] = (digest_from_hex(content), lang)
         return out
 
     def notes(self, paths: Sequence[str]) -> dict[str, StoredNote]:
@@ -262,11 +263,3 @@ class _Transaction:
 def _chunks(items: list[_T]) -> Iterator[list[_T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
-
-
-def _key(text: str) -> bytes:
-    """A stored hex content key as bytes; one that is not hex matches no note (planned again)."""
-    try:
-        return bytes.fromhex(text)
-    except ValueError:
-        return b""
