@@ -6,7 +6,6 @@ runs, so the Obsidian plugin's "Find bridge" can tell a running bridge from a st
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -18,7 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge import __version__
-from bridge.state.vault_lock import DISCOVERY
+from bridge.state.vault_lock import DISCOVERY, present_file
 
 
 def discovery_path(state_dir: Path) -> Path:
@@ -37,14 +36,8 @@ def discovery_file(state_dir: Path, host: str, port: int) -> Iterator[Path]:
         "version": __version__,
         "url": f"http://{url_host}:{port}",
     }
-    temp = path.with_suffix(".json.tmp")
-    temp.write_text(json.dumps(info, indent=2) + "\n")
-    temp.replace(path)
-    try:
+    with present_file(path, json.dumps(info, indent=2) + "\n"):
         yield path
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
 
 
 def make_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:

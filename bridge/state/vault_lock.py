@@ -80,12 +80,20 @@ def serve_pid_file(state_dir: Path) -> Iterator[None]:
     after. Outcome: a command that finds this file naming a live process waits for that
     `serve` to listen (`bridge.mcp.backend.running_bridge`) and goes through it.
     """
-    path = state_dir / SERVE_PID
-    temp = path.with_name(f"{SERVE_PID}.tmp")
-    temp.write_text(f"{os.getpid()}\n")
+    with present_file(state_dir / SERVE_PID, f"{os.getpid()}\n"):
+        yield
+
+
+@contextlib.contextmanager
+def present_file(path: Path, text: str) -> Iterator[Path]:
+    """`path` holding `text` for the life of the block: written whole (a temp file renamed
+    over it, so a reader never sees half), removed on exit. What a running process says of
+    itself: its pid (`serve.pid`), where it listens (`bridge.json`)."""
+    temp = path.with_name(f"{path.name}.tmp")
+    temp.write_text(text)
     temp.replace(path)
     try:
-        yield
+        yield path
     finally:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
