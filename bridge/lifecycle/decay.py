@@ -14,15 +14,13 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from bridge.core.entry import Properties
 from bridge.core.maturity import Maturity
 from bridge.core.paths import UnsafePathError
 from bridge.state.lifecycle_store import LifecycleStore, NoteItem
 from bridge.vault.store import NoteError, VaultStore
-
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -123,19 +121,6 @@ def _readable(store: VaultStore, path: str) -> tuple[Properties | Skipped, Stamp
     return props, stamp
 
 
-def _yielding(value: _T) -> _T:
-    """`value`, after letting a waiting thread take the interpreter.
-
-    Trigger: in `serve` the run reads every note (10,000 in 1.3 s, 100,000 in ~15 s) on its
-    thread while questions are answered on another; holding the interpreter for its whole
-    switch interval (5 ms) at a time, it made answers 3-4 times slower and up to 100-170 ms.
-    Why: a question needs the interpreter many times; each time it waited for a slice.
-    Outcome: the run lets go after each note (a `sleep(0)`, microseconds).
-    """
-    time.sleep(0)
-    return value
-
-
 def _unchanged(store: VaultStore, path: str, stamp: Stamp | None) -> bool:
     """The file still has the size and mtime it was read with (one `lstat`)."""
     return stamp is not None and store.stat_listed(path) == stamp
@@ -168,7 +153,16 @@ def run_decay(
     walk and a stat per note, not for reading them all (at 100,000 notes, 17 s of curation
     waiting behind the job, once a day).
     """
-    first = {} if lock is None else {p: _yielding(_readable(store, p)) for p in store.iter_paths()}
+    first: dict[str, tuple[Properties | Skipped, Stamp | None]] = {}
+    if lock is not None:
+        for path in store.iter_paths():
+            first[path] = _readable(store, path)
+            # In `serve` questions are answered on another thread meanwhile (10,000 notes are
+            # read in 1.3 s, 100,000 in ~15 s). Holding the interpreter for whole switch
+            # intervals (5 ms), this pass made answers 3-4 times slower and up to 100-170 ms;
+            # it lets go after each note (microseconds; docs/benchmarks.md, "Answers while
+            # the decay job runs").
+            time.sleep(0)
     with lock or nullcontext():
         return _decay(store, lifecycle, now, first)
 
