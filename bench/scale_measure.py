@@ -438,12 +438,14 @@ def searches_only(engine: Any) -> Callable[[str], float]:
     the ratio the required searches alone take (the same questions, alternated with the
     others in `measure_paired`), so what is left is the ranking's.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from bridge.core.text import normalise_query
     from bridge.index.analysis import query_terms
 
     retriever = engine.retriever
     index, p = retriever.index, retriever.params
-    threads = retriever._searches  # the same pool the engine's window search runs on
+    threads = ThreadPoolExecutor(1, thread_name_prefix="floor-window-search")
 
     def timed(text: str) -> float:
         t0 = time.perf_counter()
