@@ -229,7 +229,7 @@ def bound_rows() -> list[str]:
     """docs/benchmarks.md's table of the two channels' bounds on the hub questions."""
     bound = result("hub")["bounds"]
     labels = {
-        "lexical": "lexical-only product",
+        "lexical": "lexical-only product (dense channel off)",
         "dense": "dense channel alone",
         "either": "either of the two (an oracle)",
         "product": "**the product (fused)**",
