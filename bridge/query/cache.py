@@ -4,6 +4,12 @@ Entries are only valid for what they were computed on (`Basis`: the index genera
 the dense channel could find then), so a note edited after a query is visible to the very next
 one, and a question asked while the vault was still being embedded is answered again once it
 is: there is no stale window.
+
+Answers are kept as their JSON bytes, not as models. Trigger: a full 1,024-answer cache held
+about 100,000 objects the garbage collector walks (each source and excerpt a model with its
+own dict and field set), so `serve`'s minute's full collection, which holds every request in
+flight, took ~90 ms at 10,000 notes. Bytes are one untracked object; keeping an answer costs
+~30 us and a hit ~40 us to rebuild (docs/benchmarks.md, "The minute's collection").
 """
 
 from __future__ import annotations
@@ -21,12 +27,19 @@ Basis = tuple[int, int]
 """(index generation, dense channel version): an answer is reused only on the same basis."""
 
 
-@dataclass(frozen=True)
+_SERIALIZER = QueryResult.__pydantic_serializer__
+
+
+@dataclass(frozen=True, slots=True)
 class CacheEntry:
     basis: Basis
     tokens: frozenset[str]
-    result: QueryResult
+    answer: bytes  # the QueryResult as JSON
     evidence: Evidence | None = None  # what the tier decision saw, for tier 1's check
+
+    def result(self) -> QueryResult:
+        """A fresh copy of the cached answer."""
+        return QueryResult.model_validate_json(self.answer)
 
 
 class QueryCache:
@@ -61,7 +74,7 @@ class QueryCache:
                 self._drop(key)
                 return None
             self._entries.move_to_end(key)
-            return entry.result
+        return entry.result()
 
     def fuzzy(
         self,
@@ -105,7 +118,8 @@ class QueryCache:
             if best is None:
                 return None
             self._entries.move_to_end(best[1])
-            return self._entries[best[1]].result
+            found = self._entries[best[1]]
+        return found.result()
 
     def put(
         self,
@@ -115,10 +129,11 @@ class QueryCache:
         result: QueryResult,
         evidence: Evidence | None = None,
     ) -> None:
+        entry = CacheEntry(basis, tokens, _SERIALIZER.to_json(result), evidence)
         with self._lock:
             if key in self._entries:
                 self._drop(key)
-            self._entries[key] = CacheEntry(basis, tokens, result, evidence)
+            self._entries[key] = entry
             for token in tokens:
                 self._holding[token].add(key)
             while len(self._entries) > self.capacity:

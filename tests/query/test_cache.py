@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.query.cache import QueryCache
-from bridge.query.models import QueryResult
+from bridge.query.models import Excerpt, QueryResult, Source
 
 _WORDS = st.sampled_from(["caroline", "melanie", "paint", "art", "show", "camp", "dog", "ski"])
 _QUERY = st.frozensets(_WORDS, min_size=1, max_size=6)
@@ -47,3 +49,37 @@ def test_a_cached_answer_of_another_basis_or_other_options_is_never_taken() -> N
     assert cache.fuzzy(tokens, mine, (2, 0)) is None
     assert cache.fuzzy(tokens, mine, (1, 1)) is None  # the dense channel found more since
     assert cache.fuzzy(tokens, mine, (1, 0)) is not None
+
+
+def _tracked_after_collection() -> int:
+    gc.collect()  # a tuple of strings is untracked by a collection that sees it...
+    gc.collect()  # ...and a tuple of such tuples by the next one
+    return len(gc.get_objects())
+
+
+def _sources(n: int) -> list[Source]:
+    return [
+        Source(
+            path=f"notes/n{n}-{k}.md",
+            title=f"Note {k}",
+            score=1.0,
+            excerpt="text",
+            blocks=[Excerpt(text="one"), Excerpt(text="two")],
+        )
+        for k in range(10)
+    ]
+
+
+def test_a_full_cache_gives_the_collector_almost_nothing_to_walk() -> None:
+    """`serve`'s minute's full collection holds every request in flight for as long as it
+    walks tracked objects; 1,024 cached answers of ten sources were ~100,000 of them."""
+    cache = QueryCache(capacity=300)
+    before = _tracked_after_collection()
+    for n in range(300):
+        answer = _answer(f"question {n}").model_copy(update={"sources": _sources(n)})
+        cache.put(f"k{n}", frozenset({f"w{n}", "shared"}), (0, 0), answer)
+    # an entry, its token set, the holder set of its one new word: nothing of the answer
+    # (its 10 sources and 20 excerpts were about 100 objects)
+    assert _tracked_after_collection() - before < 4 * 300
+    hit = cache.exact("k7", (0, 0))
+    assert hit is not None and hit.sources == _sources(7) and hit.query == "question 7"
