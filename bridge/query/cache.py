@@ -20,6 +20,8 @@ from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from bridge.core.tiers import Evidence
 from bridge.query.models import QueryResult
 
@@ -37,9 +39,17 @@ class CacheEntry:
     answer: bytes  # the QueryResult as JSON
     evidence: Evidence | None = None  # what the tier decision saw, for tier 1's check
 
-    def result(self) -> QueryResult:
-        """A fresh copy of the cached answer."""
-        return QueryResult.model_validate_json(self.answer)
+    def result(self) -> QueryResult | None:
+        """A fresh copy of the cached answer; None if its JSON cannot give it back.
+
+        JSON has no NaN or infinity: pydantic writes such a score as `null`, which the
+        model refuses. No ranking score should ever be one, but if one is, the question is
+        answered afresh rather than failing on the cache.
+        """
+        try:
+            return QueryResult.model_validate_json(self.answer)
+        except ValidationError:
+            return None
 
 
 class QueryCache:
@@ -74,7 +84,7 @@ class QueryCache:
                 self._drop(key)
                 return None
             self._entries.move_to_end(key)
-        return entry.result()
+        return self._rebuilt(key, entry)
 
     def fuzzy(
         self,
@@ -119,7 +129,17 @@ class QueryCache:
                 return None
             self._entries.move_to_end(best[1])
             found = self._entries[best[1]]
-        return found.result()
+        return self._rebuilt(best[1], found)
+
+    def _rebuilt(self, key: str, entry: CacheEntry) -> QueryResult | None:
+        """The entry's answer, outside the lock (~40 us); an entry that cannot give one back
+        is forgotten, so the question is answered and cached afresh."""
+        result = entry.result()
+        if result is None:
+            with self._lock:
+                if self._entries.get(key) is entry:
+                    self._drop(key)
+        return result
 
     def put(
         self,

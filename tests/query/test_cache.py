@@ -83,3 +83,14 @@ def test_a_full_cache_gives_the_collector_almost_nothing_to_walk() -> None:
     assert _tracked_after_collection() - before < 4 * 300
     hit = cache.exact("k7", (0, 0))
     assert hit is not None and hit.sources == _sources(7) and hit.query == "question 7"
+
+
+def test_an_answer_json_cannot_hold_is_answered_afresh_not_failed() -> None:
+    """JSON has no NaN: such a score comes back as null, which the model refuses."""
+    cache = QueryCache()
+    odd = _answer("odd").model_copy(update={"relevance": float("nan")})
+    cache.put("k", frozenset({"odd", "score"}), (0, 0), odd)
+    assert cache.exact("k", (0, 0)) is None
+    assert len(cache) == 0  # forgotten, so the next answer is kept instead
+    cache.put("k", frozenset({"odd", "score"}), (0, 0), _answer("fine"))
+    assert (hit := cache.exact("k", (0, 0))) is not None and hit.query == "fine"
