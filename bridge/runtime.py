@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from bridge.core.dialect import describe
 from bridge.core.fusion import DenseParams
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
@@ -269,11 +270,16 @@ def llm_client(settings: Settings) -> LLMClient | None:
 def open_bridge(settings: Settings) -> Bridge:
     """Open the vault and its state (creating the state dir on first use)."""
     # Every write of this process is journaled, so a watcher never mistakes it for a human's.
+    dialect = settings.vault_dialect
     store = VaultStore(
-        settings.vault, settings.ignore_rules, settings.max_note_bytes, journal=WriteJournal()
+        settings.vault,
+        settings.ignore_rules_for(dialect),
+        settings.max_note_bytes,
+        journal=WriteJournal(),
+        dialect=dialect,
     )
     state = private_dir(settings.state_path)
-    index = SearchIndex(state / "index")
+    index = SearchIndex(state / "index", reading=describe(dialect))
     lifecycle = open_lifecycle(settings)
     semantic = open_semantic(settings, index, store)
     params = engine_params(settings)

@@ -14,7 +14,7 @@ import tomllib
 from collections.abc import Mapping
 from datetime import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -26,11 +26,13 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bridge.core.dialect import Dialect, note_roots, tool_files
 from bridge.core.lifecycle import LifecycleParams
 from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
 from bridge.core.review_policy import DEFAULT_RULES, ReviewPolicy, ReviewRule
 from bridge.lifecycle.scheduler import parse_decay_time
 from bridge.settings_problems import ENV_PREFIX, env_problem, validation_problem
+from bridge.vault.dialects import load_dialect
 from bridge.vault.ignore import DEFAULT_EXCLUDE, IgnoreRules, check_patterns
 
 APP_NAME = "vault-bridge"
@@ -94,6 +96,10 @@ class Settings(BaseSettings):
         default_factory=lambda: dict(DEFAULT_STATUS_NAMES),
         description="The `status` word written for each maturity.",
     )
+    dialect: Literal["auto", "obsidian", "logseq", "dendron", "foam"] = Field(
+        default="auto",
+        description="Which tool's conventions the vault follows; `auto` reads its config files.",
+    )
 
     @field_validator("vault", "state_dir", mode="after")
     @classmethod
@@ -140,8 +146,20 @@ class Settings(BaseSettings):
         return Path(platformdirs.user_data_dir(APP_NAME)) / self.vault_id
 
     @property
+    def vault_dialect(self) -> Dialect:
+        """The vault's dialect: the setting, or detected from the tool's files (`auto`).
+
+        Read again on each call: a vault may gain `logseq/config.edn` between two commands.
+        """
+        return load_dialect(self.vault_path, self.dialect)
+
+    def ignore_rules_for(self, dialect: Dialect) -> IgnoreRules:
+        """The `exclude` patterns, the dialect's own files and where its notes live."""
+        return IgnoreRules(tuple(self.exclude), tool_files(dialect), note_roots(dialect))
+
+    @property
     def ignore_rules(self) -> IgnoreRules:
-        return IgnoreRules(tuple(self.exclude))
+        return self.ignore_rules_for(self.vault_dialect)
 
     @property
     def status_mapping(self) -> StatusMapping:

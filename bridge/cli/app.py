@@ -111,7 +111,13 @@ def open_store(settings: Settings) -> VaultStore:
     from bridge.vault.store import VaultError, VaultStore
 
     try:
-        return VaultStore(settings.vault, settings.ignore_rules, settings.max_note_bytes)
+        dialect = settings.vault_dialect
+        return VaultStore(
+            settings.vault,
+            settings.ignore_rules_for(dialect),
+            settings.max_note_bytes,
+            dialect=dialect,
+        )
     except VaultError as exc:
         raise fail(str(exc)) from exc
 

@@ -9,15 +9,31 @@ lifecycle frontmatter. `parse_note` never fails; what it could not understand be
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bridge.core import frontmatter as fm
-from bridge.core.markdown import Block, Heading, parse_structure
-from bridge.core.paths import stem
+from bridge.core import logseq
+from bridge.core.dialect import OBSIDIAN, Dendron, Dialect, Foam, Logseq
+from bridge.core.markdown import Block, Heading, Structure, parse_structure
+from bridge.core.note_fields import (
+    as_datetime,
+    date_keys,
+    read_fields,
+    summary_key,
+    uses_epoch_ms,
+)
+from bridge.core.note_fields import text as text_value
 from bridge.core.properties import read as read_properties
-from bridge.core.relations import WikiLink, links_in_blocks, links_in_frontmatter
+from bridge.core.relations import (
+    LinkSyntax,
+    WikiLink,
+    find_wikilinks,
+    links_in_blocks,
+    links_in_frontmatter,
+)
 
 ProblemCode = Literal[
     "malformed_frontmatter",
@@ -127,6 +143,14 @@ class Note:
     links: tuple[WikiLink, ...]
     entry: Entry
     problems: tuple[Problem, ...] = ()
+    # Other names of the note (`aliases`/`alias`; Logseq's `alias::`), shown and searched like
+    # its title.
+    aliases: tuple[str, ...] = ()
+    # What describes the note: its summary, else `description`, `desc` or `excerpt`.
+    description: str = ""
+    # Names its links may use besides its path (a Logseq page's name, title and aliases).
+    names: tuple[str, ...] = ()
+    dialect: Dialect = OBSIDIAN
 
     @property
     def writable(self) -> bool:
@@ -196,42 +220,17 @@ def _raw_concept(blocks: list[Block]) -> RawConcept:
     return RawConcept(**known, extra=tuple(extra))
 
 
-def _snippets(blocks: list[Block]) -> tuple[Snippet, ...]:
+def _snippets(blocks: list[Block], outline: bool = False) -> tuple[Snippet, ...]:
     out = []
     for block in blocks:
         if block.kind != "code":
             continue
-        lines = block.text.split("\n")
+        source = logseq.dedent_children([block.text]) if outline else block.text
+        lines = source.split("\n")
         fence = lines[0].strip()[:3]
         body = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(fence) else lines[1:]
         out.append(Snippet(block.info, "\n".join(body)))
     return tuple(out)
-
-
-def _as_datetime(value: object) -> dt.datetime | None:
-    if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
-    if isinstance(value, str):
-        try:
-            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
-    return None
-
-
-def _as_tags(value: object) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return tuple(t.lstrip("#") for t in value.replace(",", " ").split() if t.strip("#"))
-    if isinstance(value, list | tuple):
-        return tuple(str(t).lstrip("#") for t in value if t is not None and str(t).strip("#"))
-    return ()
-
-
-def _text(value: object) -> str:
-    return "" if value is None else str(value).strip()
 
 
 def _status(value: object) -> str | None:
@@ -242,17 +241,20 @@ def _status(value: object) -> str | None:
     return None
 
 
-def _bad_values(path: str, meta: dict[str, Any]) -> list[Problem]:
+def _bad_values(path: str, meta: dict[str, Any], dialect: Dialect) -> list[Problem]:
     """Frontmatter values the bridge interprets but cannot use, as doctor findings.
 
     Dates that are not dates are ignored (recency falls back as for a note without them) and
     do not stop the bridge from writing other keys. A `status` that is not a word does: the
-    decay job would otherwise replace a value a person put there.
+    decay job would otherwise replace a value a person put there. Where the tool writes
+    epoch milliseconds (Dendron), a whole number is a date.
     """
     found: list[Problem] = []
-    for key in ("created", "updated"):
+    epoch = uses_epoch_ms(dialect)
+    created, updated = date_keys(dialect)
+    for key in (*created, *updated):
         value = meta.get(key)
-        if value is not None and value != "" and _as_datetime(value) is None:
+        if value is not None and value != "" and as_datetime(value, epoch) is None:
             shown = str(value)[:40]
             found.append(
                 Problem(
@@ -283,6 +285,7 @@ class Properties:
     body: str
     body_line: int
     problems: tuple[Problem, ...]
+    dialect: Dialect = OBSIDIAN
 
     @property
     def status(self) -> str | None:
@@ -290,7 +293,11 @@ class Properties:
 
     @property
     def updated(self) -> dt.datetime | None:
-        return _as_datetime(self.meta.get("updated"))
+        epoch = uses_epoch_ms(self.dialect)
+        for key in date_keys(self.dialect)[1]:
+            if self.meta.get(key) not in (None, ""):
+                return as_datetime(self.meta.get(key), epoch)
+        return None
 
     @property
     def blocking(self) -> Problem | None:
@@ -298,12 +305,15 @@ class Properties:
         return first_blocking(self.problems)
 
 
-def read_note_properties(path: str, text: str) -> Properties:
+def read_note_properties(path: str, text: str, dialect: Dialect = OBSIDIAN) -> Properties:
     """The frontmatter part of `parse_note`: properties, body and every problem a note can
     have (they all come from here). Never raises.
 
     Why apart: the decay job needs each note's status, `updated` and whether it may be
     written, nothing of its Markdown; parsing all of it was half of a 100,000-note run.
+
+    A Logseq page's `key:: value` page properties join its YAML frontmatter, if it has any
+    (Logseq reads both); the body then starts after them.
     """
     problems: list[Problem] = []
     parts = fm.split(text)
@@ -340,46 +350,111 @@ def read_note_properties(path: str, text: str) -> Properties:
                 "line after it); read as plain text until a person adds the closing line",
             )
         )
+    if isinstance(dialect, Logseq) and not problems:
+        page = logseq.page_properties(body)
+        if page.values:
+            meta = {**meta, **page.values}
+            rest = body.split("\n")[page.end :]
+            body, body_line = "\n".join(rest), body_line + page.end
     if not text.strip():
         problems.append(Problem(path, "empty", f"{path}: the note is empty", blocks_writes=False))
-    problems += _bad_values(path, meta)
-    return Properties(meta, body, body_line, tuple(problems))
+    problems += _bad_values(path, meta, dialect)
+    return Properties(meta, body, body_line, tuple(problems), dialect)
 
 
-def parse_note(path: str, text: str) -> Note:
-    """Understand any note. Never raises; problems are returned on the note."""
-    props = read_note_properties(path, text)
-    meta, body, body_line = props.meta, props.body, props.body_line
+def link_syntax(dialect: Dialect) -> LinkSyntax:
+    """How the dialect orders a link's parts (Dendron: `[[alias|target]]`)."""
+    return "dendron" if isinstance(dialect, Dendron) else "obsidian"
+
+
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]+\S")
+
+
+def _structure(dialect: Dialect, body: str) -> Structure:
+    """Headings and blocks as the tool sees them: a Logseq page is an outline, and Foam's
+    link reference definitions (`[label]: target "Title"`, written for other Markdown tools)
+    are no text of the note."""
     structure = parse_structure(body)
+    if isinstance(dialect, Logseq):
+        return logseq.outline_structure(structure, body.split("\n"))
+    if isinstance(dialect, Foam):
+        blocks = tuple(
+            b
+            for b in structure.blocks
+            if not all(_LINK_DEFINITION.match(line) for line in b.text.split("\n"))
+        )
+        return Structure(structure.headings, blocks, structure.line_count)
+    return structure
+
+
+def _narrative(dialect: Dialect, body_lines: list[str], headings: tuple[Heading, ...]) -> str:
+    if not isinstance(dialect, Logseq):
+        return _section_text(body_lines, headings, "narrative")
+    for heading in headings:
+        if heading.text.strip().lower() == "narrative":
+            start, end = logseq.section_lines(body_lines, heading.line)
+            return logseq.dedent_children(body_lines[start:end])
+    return ""
+
+
+def _property_links(dialect: Dialect, meta: dict[str, Any]) -> list[WikiLink]:
+    """Links in properties: frontmatter `related:`; any `[[Page]]` in a Logseq property (but
+    `alias::` and `title::`, which name the page itself)."""
+    syntax = link_syntax(dialect)
+    links = links_in_frontmatter(meta["related"], syntax) if "related" in meta else []
+    if isinstance(dialect, Logseq):
+        for key, value in meta.items():
+            if key not in {"alias", "title", "related"} and isinstance(value, str):
+                links += find_wikilinks(value, origin="frontmatter")
+    return links
+
+
+def _other_vault(dialect: Dendron, link: WikiLink) -> WikiLink:
+    """A link into a vault this workspace does not hold keeps `dendron://name/` in its target,
+    so it resolves to nothing (Dendron cannot open it either) rather than to a namesake."""
+    name = link.vault.removeprefix("dendron://").rstrip("/")
+    if not link.vault or not dialect.vault_names or name in dialect.vault_names:
+        return link
+    return replace(link, target=link.vault + link.target, vault="")
+
+
+def parse_note(path: str, text: str, dialect: Dialect = OBSIDIAN) -> Note:
+    """Understand any note, as its dialect's tool does. Never raises; problems are returned
+    on the note."""
+    props = read_note_properties(path, text, dialect)
+    meta, body, body_line = props.meta, props.body, props.body_line
+    structure = _structure(dialect, body)
     body_lines = body.split("\n")
     h1 = next((h.text for h in structure.headings if h.level == 1 and h.text), None)
-    title = h1 or _text(meta.get("title")) or stem(path)
-    links = links_in_blocks(structure.blocks)
-    if "related" in meta:
-        links += links_in_frontmatter(meta["related"])
+    fields = read_fields(dialect, path, meta, h1)
+    links = links_in_blocks(structure.blocks, syntax=link_syntax(dialect))
+    links += _property_links(dialect, meta)
+    if isinstance(dialect, Dendron):
+        links = [_other_vault(dialect, link) for link in links]
 
     relations = tuple(
         Relation(link.target, link.reason, link.alias, link.heading, link.block)
         for link in links
         if link.origin == "relations"
     )
+    outline = isinstance(dialect, Logseq)
     entry = Entry(
-        title=_text(meta.get("title")) or title,
-        summary=_text(meta.get("summary")),
-        tags=_as_tags(meta.get("tags")),
+        title=fields.entry_title,
+        summary=fields.summary,
+        tags=fields.tags,
         status=props.status,
-        created=_as_datetime(meta.get("created")),
-        updated=props.updated,
-        author=_text(meta.get("author")) or None,
+        created=fields.created,
+        updated=fields.updated,
+        author=text_value(meta.get("author")) or None,
         relations=relations,
         raw_concept=_raw_concept(_section_blocks(structure.blocks, "raw concept")),
-        narrative=_section_text(body_lines, structure.headings, "narrative"),
-        snippets=_snippets(_section_blocks(structure.blocks, "snippets")),
-        extra={k: v for k, v in meta.items() if k not in KNOWN_KEYS},
+        narrative=_narrative(dialect, body_lines, structure.headings),
+        snippets=_snippets(_section_blocks(structure.blocks, "snippets"), outline),
+        extra={k: v for k, v in meta.items() if k not in _known_keys(dialect)},
     )
     return Note(
         path=path,
-        title=title,
+        title=fields.title,
         frontmatter=meta,
         body=body,
         body_line=body_line,
@@ -388,7 +463,17 @@ def parse_note(path: str, text: str) -> Note:
         links=tuple(links),
         entry=entry,
         problems=props.problems,
+        aliases=fields.aliases,
+        description=fields.description,
+        names=fields.names,
+        dialect=dialect,
     )
+
+
+def _known_keys(dialect: Dialect) -> tuple[str, ...]:
+    """The keys the entry model holds itself; the rest is `Entry.extra`."""
+    created, updated = date_keys(dialect)
+    return (*KNOWN_KEYS, summary_key(dialect), *created, *updated)
 
 
 def _fence_for(code: str) -> str:

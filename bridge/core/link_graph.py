@@ -3,9 +3,10 @@
 Trigger: `/v1/status` reports the unresolved links, the plugin asks for it every few seconds
 and opens notes with their backlinks. Why: recomputing every link after every write took
 0.9 s at 100,000 notes (233,000 links), holding the GIL that answers need. Outcome: a link
-can only resolve to a note of the name it spells (`link_name`, Obsidian's rule as
-`LinkResolver` applies it), so a change re-resolves the changed notes' own links and the
-links elsewhere that spell the name of a note added or removed: a handful per batch.
+can only resolve to a note of the name it spells (`link_name`: its file name, or the last
+part of one of its names, `LinkResolver.names_of`), so a change re-resolves the changed
+notes' own links and the links elsewhere that spell a name of a note added, removed or
+renamed: a handful per batch.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class LinkGraph:
         self._missing: dict[str, int] = {}  # its links that resolve to nothing
         self._spelling: dict[str, set[str]] = {}  # a link name -> notes with such a link
         self._back: dict[str, set[str]] = {}  # a note -> the notes linking to it
+        self._names: dict[str, frozenset[str]] = {}  # a note -> the names links reach it by
         self.unresolved = 0
 
     def __len__(self) -> int:
@@ -43,11 +45,12 @@ class LinkGraph:
     def update(self, changed: Mapping[str, Links | None], resolver: LinkResolver) -> None:
         """Notes changed (their links now) or deleted (None); `resolver` knows the notes as
         they are after the change."""
-        came_or_went = {
-            note_name(path)
-            for path, links in changed.items()
-            if (links is None) == (path in self._links)
-        }
+        came_or_went: set[str] = set()
+        for path, links in changed.items():
+            before = self._names.get(path, frozenset({note_name(path)}))
+            after = resolver.names_of(path) if links is not None else frozenset()
+            if (links is None) == (path in self._links) or before != after:
+                came_or_went |= before | after
         if came_or_went:
             came_or_went.add("*")
         touched = {src for name in came_or_went for src in self._spelling.get(name, ())}
@@ -75,6 +78,7 @@ class LinkGraph:
     def _add(self, path: str, links: Iterable[str], resolver: LinkResolver) -> None:
         raw = tuple(links)
         self._links[path] = raw
+        self._names[path] = resolver.names_of(path)
         out: list[str] = []
         missing = 0
         for target in raw:
@@ -93,6 +97,7 @@ class LinkGraph:
         raw = self._links.pop(path, None)
         if raw is None:
             return
+        self._names.pop(path, None)
         for target in raw:
             spellers = self._spelling.get(link_name(target))
             if spellers is not None:

@@ -8,6 +8,7 @@ converts at the edges and resolves links the way Obsidian does, so both sides se
 from __future__ import annotations
 
 import bisect
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,6 +18,10 @@ from bridge.core.markdown import Block, text_outside_code
 from bridge.core.paths import NOTE_SUFFIX, link_target
 
 LinkOrigin = Literal["relations", "body", "frontmatter"]
+# How a link orders its parts: Obsidian's `[[target|alias]]`, or Dendron's `[[alias|target]]`
+# (with an optional `dendron://vault/` before the target).
+LinkSyntax = Literal["obsidian", "dendron"]
+_DENDRON_VAULT = re.compile(r"^dendron://[^/|#\]]*/")
 
 # `[[...]]`; a `!` right before makes it an embed. The `!` is looked at by hand: a pattern that
 # starts with an optional `!` cannot use the regex engine's fast search for `[[`, which made
@@ -42,25 +47,39 @@ class WikiLink:
     origin: LinkOrigin = "body"
     reason: str | None = None
     line: int | None = None
+    syntax: LinkSyntax = "obsidian"
+    vault: str = ""  # Dendron's `dendron://vault/` before the target, kept when rewritten
 
     def render(self, target: str | None = None) -> str:
-        """The link as Markdown, optionally pointing at a new target (aliases etc. kept)."""
-        text = target if target is not None else self.target
+        """The link as Markdown, optionally pointing at a new target (aliases etc. kept), in
+        its own syntax."""
+        text = self.vault + (target if target is not None else self.target)
         if self.heading:
             text += f"#{self.heading}"
         if self.block:
             text += f"#^{self.block}"
         if self.alias is not None:
-            text += f"|{self.alias}"
+            text = f"{self.alias}|{text}" if self.syntax == "dendron" else f"{text}|{self.alias}"
         return f"{'!' if self.embed else ''}[[{text}]]"
 
 
-def parse_wikilink(inner: str, embed: bool = False, **extra: object) -> WikiLink:
-    """Split the inside of `[[...]]` into target, heading, block and alias."""
+def parse_wikilink(
+    inner: str, embed: bool = False, syntax: LinkSyntax = "obsidian", **extra: object
+) -> WikiLink:
+    """Split the inside of `[[...]]` into target, heading, block and alias.
+
+    `syntax="dendron"`: the alias comes first (`[[alias|target]]`) and a `dendron://vault/`
+    before the target names the vault (kept apart, so the target resolves like any other).
+    """
     alias: str | None = None
-    if "|" in inner:
+    if "|" in inner and syntax == "dendron":
+        alias, inner = inner.split("|", 1)
+    elif "|" in inner:
         inner, alias = inner.split("|", 1)
         inner = inner.rstrip("\\")  # `\|` is how a link escapes its pipe inside a table
+    vault = ""
+    if syntax == "dendron" and (prefix := _DENDRON_VAULT.match(inner)):
+        vault, inner = prefix.group(0), inner[prefix.end() :]
     heading: str | None = None
     block: str | None = None
     if "#" in inner:
@@ -75,19 +94,24 @@ def parse_wikilink(inner: str, embed: bool = False, **extra: object) -> WikiLink
         block=block,
         alias=alias,
         embed=embed,
+        syntax=syntax,
+        vault=vault,
         **extra,  # type: ignore[arg-type]
     )
 
 
 def find_wikilinks(
-    text: str, origin: LinkOrigin = "body", line: int | None = None
+    text: str,
+    origin: LinkOrigin = "body",
+    line: int | None = None,
+    syntax: LinkSyntax = "obsidian",
 ) -> list[WikiLink]:
     """Every wikilink to a note in a Markdown fragment, ignoring code and attachments."""
     links = []
     plain = text_outside_code(text)
     for match in _WIKILINK.finditer(plain):
         embed = plain[match.start() - 1 : match.start()] == "!"
-        link = parse_wikilink(match.group(1), embed=embed, origin=origin, line=line)
+        link = parse_wikilink(match.group(1), embed, syntax, origin=origin, line=line)
         if _is_note_link(link):
             links.append(link)
     return links
@@ -107,7 +131,9 @@ def _reason_after(link_text: str, block_text: str) -> str | None:
 
 
 def links_in_blocks(
-    blocks: Iterable[Block], relations_heading: str = "relations"
+    blocks: Iterable[Block],
+    relations_heading: str = "relations",
+    syntax: LinkSyntax = "obsidian",
 ) -> list[WikiLink]:
     """Links of a note's body; those in the Relations section carry their reason."""
     found: list[WikiLink] = []
@@ -120,7 +146,7 @@ def links_in_blocks(
             in_relations = any(h.strip().lower() == relations_heading for h in block.heading_path)
             sections[block.heading_path] = in_relations
         origin: LinkOrigin = "relations" if in_relations else "body"
-        for link in find_wikilinks(block.text, origin=origin, line=block.start_line):
+        for link in find_wikilinks(block.text, origin, block.start_line, syntax):
             if in_relations and block.kind == "list_item":
                 reason = _reason_after(link.render(), block.text)
                 link = WikiLink(**{**link.__dict__, "reason": reason})
@@ -128,19 +154,19 @@ def links_in_blocks(
     return found
 
 
-def links_in_frontmatter(value: object) -> list[WikiLink]:
+def links_in_frontmatter(value: object, syntax: LinkSyntax = "obsidian") -> list[WikiLink]:
     """Links listed under a frontmatter key such as `related:` (a string or a list of them)."""
     items = value if isinstance(value, list) else [value]
     links: list[WikiLink] = []
     for item in items:
         if not isinstance(item, str):
             continue
-        inline = find_wikilinks(item, origin="frontmatter")
+        inline = find_wikilinks(item, origin="frontmatter", syntax=syntax)
         if inline:
             links.extend(inline)
         elif item.strip():
             # `related: [a/b/c]` without brackets (YAML turns `[[x]]` unquoted into a list).
-            links.append(parse_wikilink(item.strip(), origin="frontmatter"))
+            links.append(parse_wikilink(item.strip(), syntax=syntax, origin="frontmatter"))
     return [link for link in links if _is_note_link(link)]
 
 
@@ -179,13 +205,13 @@ def note_name(path: str) -> str:
 def link_name(target: str) -> str:
     """The note name a link target can resolve to: only notes of that name (`note_name`)
     can be its answer, whichever rule of `LinkResolver.resolve` finds it. `""` for a link
-    into its own note (`[[#heading]]`); `"*"` for a path that ends in `..` or `.`, which
-    any note may answer."""
+    into its own note (`[[#heading]]`); `"*"` for a path that ends in `..` or `.`, or a
+    pattern (`a.b.*`), which any note may answer."""
     key = _key(target)
     if not key:
         return ""
     last = key.rsplit("/", 1)[-1]
-    return "*" if last in {"", ".", ".."} else last
+    return "*" if last in {"", ".", ".."} or "*" in last else last
 
 
 def _key(target: str) -> str:
@@ -196,19 +222,31 @@ _MEMO_SIZE = 16_384  # links remembered per resolver (~3 MB at most)
 
 
 class LinkResolver:
-    """Resolves link targets to note paths the way Obsidian does.
+    """Resolves link targets to note paths the way the vault's tool does.
 
     Obsidian matches case-insensitively: first the exact path from the vault root, then a path
     relative to the linking note, then any note whose path ends with the target (a bare file name
     is the common case), preferring the shortest path and then alphabetical order so the answer
     is deterministic when two notes share a name.
+
+    `names` are names a note answers to besides its path (a Logseq page's name, `title::` and
+    `alias::`; a Foam folder's `index.md`): a link spelling one of them, case-insensitively,
+    resolves to that note when no note has that exact path. Obsidian's notes have none
+    (Obsidian does not resolve an alias).
+    A Dendron note reference with a wildcard (`![[a.b.*]]`) resolves to the first note it
+    matches.
     """
 
-    def __init__(self, note_paths: Iterable[str]) -> None:
+    def __init__(
+        self, note_paths: Iterable[str], names: Mapping[str, Iterable[str]] | None = None
+    ) -> None:
         # File name (lower case, no suffix) -> the notes of that name, in preference order: one
         # path as itself, several as a list. Exact paths are found among them too, so the
         # resolver holds each path once (a 100,000-note vault: 34 MB with a second map, 13 MB).
         self._by_name: dict[str, str | list[str]] = {}
+        # A name (`_key` of it) -> its notes in preference order; and each note's own names.
+        self._by_alias: dict[str, list[str]] = {}
+        self._names_of: dict[str, tuple[str, ...]] = {}
         self._memo: dict[tuple[str, str | None], str | None] = {}
         by_name = self._by_name
         for path in sorted(note_paths, key=_preference):
@@ -220,9 +258,43 @@ class LinkResolver:
                 by_name[name] = [known, path]
             else:
                 known.append(path)
+        for path in sorted(names or {}, key=_preference):
+            self._add_names(path, (names or {})[path])
 
-    def updated(self, added: Iterable[str], removed: Iterable[str]) -> LinkResolver:
+    def _add_names(self, path: str, names: Iterable[str]) -> None:
+        keys = tuple(dict.fromkeys(k for name in names if (k := _key(name))))
+        if not keys:
+            return
+        self._names_of[path] = keys
+        for key in keys:
+            paths = self._by_alias.setdefault(key, [])
+            if path not in paths:
+                bisect.insort(paths, path, key=_preference)
+
+    def _drop_names(self, path: str) -> None:
+        for key in self._names_of.pop(path, ()):
+            paths = self._by_alias.get(key, [])
+            if path in paths:
+                paths.remove(path)
+            if not paths:
+                self._by_alias.pop(key, None)
+
+    def names_of(self, path: str) -> frozenset[str]:
+        """Every `link_name` a link to `path` can have: its file name and the last part of
+        each of its names (the link graph re-resolves links spelling these when it changes)."""
+        return frozenset(
+            {_name(path), *(k.rsplit("/", 1)[-1] for k in self._names_of.get(path, ()))}
+        )
+
+    def updated(
+        self,
+        added: Iterable[str],
+        removed: Iterable[str],
+        names: Mapping[str, Iterable[str]] | None = None,
+    ) -> LinkResolver:
         """A new resolver with these paths added and removed; this one is left as it is.
+
+        `names`: the names of the added notes (and of notes whose names changed).
 
         Trigger: an agent's batch of ADDs. Why: rebuilding sorts every path of the vault (at
         10,000 notes the first query after each batch paid for it, 7% of the API thread under
@@ -231,6 +303,13 @@ class LinkResolver:
         """
         out = LinkResolver(())
         by_name = out._by_name = dict(self._by_name)
+        out._by_alias = {k: list(v) for k, v in self._by_alias.items()}
+        out._names_of = dict(self._names_of)
+        for path in removed:
+            out._drop_names(path)
+        for path, given in (names or {}).items():
+            out._drop_names(path)
+            out._add_names(path, given)
         for path, adding in [*((p, False) for p in removed), *((p, True) for p in added)]:
             name = _name(path)
             paths = list(out._named(name))
@@ -283,6 +362,9 @@ class LinkResolver:
         exact = self._exact(key)
         if exact is not None:
             return exact
+        named = self._by_alias.get(key)
+        if named:
+            return named[0]
         if source and "/" in source:
             folder = source.rsplit("/", 1)[0].lower().split("/")
             parts = folder + key.split("/")
@@ -300,6 +382,16 @@ class LinkResolver:
             lowered = link_target(candidate).lower()
             if lowered == key or lowered.endswith("/" + key):
                 return candidate
+        if "*" in key:
+            return self._wildcard(key)
+        return None
+
+    def _wildcard(self, key: str) -> str | None:
+        """The first note (in preference order) whose name matches a `*` pattern."""
+        names = sorted(self._by_name, key=lambda n: _preference(n))
+        for name in names:
+            if fnmatch.fnmatchcase(name, key.rsplit("/", 1)[-1]):
+                return self._named(name)[0]
         return None
 
     def resolve_all(

@@ -39,7 +39,9 @@ class IndexCommitError(RuntimeError):
 class IndexFiles:
     """What lives in `directory` (inside the state dir, never in the vault)."""
 
-    def __init__(self, directory: Path, writer_heap_mb: int = 128) -> None:
+    def __init__(
+        self, directory: Path, writer_heap_mb: int = 128, reading: str = "obsidian"
+    ) -> None:
         fix_mmap_threshold()  # freed writer buffers go back to the system
         self.directory = directory
         # Blocks and windows are ~20x the entries' documents: they get most of the heap
@@ -52,6 +54,7 @@ class IndexFiles:
         self._writers: dict[str, tantivy.IndexWriter] = {}
         self._committer: ThreadPoolExecutor | None = None
         self.schema = build_schema()
+        self.reading = reading
         directory.mkdir(parents=True, exist_ok=True)
         self.rebuilt = False
         self.manifest = Manifest(directory / "manifest.sqlite")
@@ -63,7 +66,11 @@ class IndexFiles:
         if the block texts they need were lost (`texts_kept` False)."""
         folder = self.directory / "tantivy"
         version = self.manifest.get_meta("schema_version")
-        if folder.exists() and version == str(SCHEMA_VERSION) and not texts_kept:
+        # An index from before dialects read its vault as Obsidian does.
+        reading = self.manifest.get_meta("reading") or "obsidian"
+        if folder.exists() and version == str(SCHEMA_VERSION) and reading != self.reading:
+            log.warning("the vault is read as %s now (was %s); rebuilding", self.reading, reading)
+        elif folder.exists() and version == str(SCHEMA_VERSION) and not texts_kept:
             log.warning("block texts at %s are missing; rebuilding the index", folder.parent)
         elif folder.exists() and version == str(SCHEMA_VERSION):
             try:
@@ -88,6 +95,7 @@ class IndexFiles:
         self.manifest.clear()
         self.block_store.clear()
         self.manifest.set_meta("schema_version", str(SCHEMA_VERSION))
+        self.manifest.set_meta("reading", self.reading)
         self.rebuilt = True
         self.indexes = {kind: self._open_kind(folder / kind, reuse=False) for kind in KINDS}
         return self.indexes

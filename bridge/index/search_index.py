@@ -54,10 +54,15 @@ _SMALL_COMMIT = 64  # notes: a commit of at most this many overlaps its three wr
 class SearchIndex:
     """tantivy index + manifest in `directory` (inside the state dir, never in the vault)."""
 
-    def __init__(self, directory: Path, writer_heap_mb: int = 128) -> None:
+    def __init__(
+        self, directory: Path, writer_heap_mb: int = 128, reading: str = "obsidian"
+    ) -> None:
+        """`reading`: how the notes are read (the vault's dialect, `dialect.describe`); an
+        index built under another reading is rebuilt, as the same files now give other
+        documents."""
         self.directory = directory
         self._lock = threading.RLock()
-        self._files = IndexFiles(directory, writer_heap_mb)
+        self._files = IndexFiles(directory, writer_heap_mb, reading)
         # Trigger: a cold index. Why: replacing a note's documents starts with a delete term
         # per kind, which tantivy checks against every segment at commit. Outcome: when the
         # index held no document at open, a path without a stamp has nothing to delete (a

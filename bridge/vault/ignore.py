@@ -43,14 +43,30 @@ def check_patterns(patterns: Iterable[str]) -> None:
 
 @dataclass(frozen=True)
 class IgnoreRules:
-    """Decides from a vault-relative POSIX path alone, so the watcher can ask cheaply."""
+    """Decides from a vault-relative POSIX path alone, so the watcher can ask cheaply.
+
+    `tool` holds the patterns of the dialect's own files (Logseq's `logseq/` backups), kept
+    apart from `exclude` so that the setting's patterns stay the user's; `roots`, when given,
+    are the only folders that hold notes (a Dendron workspace's vaults).
+    """
 
     exclude: Sequence[str] = DEFAULT_EXCLUDE
+    tool: Sequence[str] = ()
+    roots: Sequence[str] = ()
 
     @cached_property
     def _spec(self) -> GitIgnoreSpec:
         """Compiled once per rules: a start-up walk asks for every file."""
-        return _compile(self.exclude)
+        return _compile([*self.exclude, *self.tool])
+
+    def _outside_roots(self, rel: str, folder: bool) -> bool:
+        """True for a path in no root; a folder above a root is inside (it leads there)."""
+        if not self.roots:
+            return False
+        return not any(
+            rel == root or rel.startswith(f"{root}/") or (folder and root.startswith(f"{rel}/"))
+            for root in self.roots
+        )
 
     @cached_property
     def _prunes(self) -> bool:
@@ -66,6 +82,8 @@ class IgnoreRules:
     def ignores_dir(self, rel_dir: str) -> bool:
         """True for folders never descended into: dot folders and excluded trees."""
         if rel_dir.startswith(".") or "/." in rel_dir:  # a segment starting with a dot
+            return True
+        if self._outside_roots(rel_dir, folder=True):
             return True
         return self._prunes and self._spec.match_file(rel_dir.lower() + "/")
 
@@ -83,5 +101,7 @@ class IgnoreRules:
         if rel_path.startswith(".") or "/." in rel_path:
             return True
         if "conflict" in lower and _SYNC_CONFLICT.search(name):
+            return True
+        if self._outside_roots(rel_path, folder=False):
             return True
         return self._spec.match_file(rel_path.lower())

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridge.core.dialect import OBSIDIAN, Dialect, Logseq, tree_folders
 from bridge.core.entry import Note, Problem
-from bridge.core.paths import parent
 from bridge.core.relations import LinkResolver, edges
 from bridge.vault.store import NoteError, VaultStore
 
@@ -43,6 +43,7 @@ class VaultReport:
     paths: list[str] = field(default_factory=list)
     relations: int = 0
     unresolved: int = 0
+    dialect: Dialect = OBSIDIAN
 
     @property
     def entries(self) -> int:
@@ -50,13 +51,9 @@ class VaultReport:
 
     @property
     def folders(self) -> int:
-        found: set[str] = set()
-        for path in self.paths:
-            folder = parent(path)
-            while folder:
-                found.add(folder)
-                folder = parent(folder)
-        return len(found)
+        """The levels of the context tree: folders, or a dialect's namespaces and dotted
+        names."""
+        return len({f for path in self.paths for f in tree_folders(self.dialect, path)})
 
     @property
     def malformed(self) -> int:
@@ -108,8 +105,13 @@ def folder_link_problem(root: Path, rel: str) -> Problem | None:
 
 
 def scan_vault(store: VaultStore, progress: Callable[[str], None] | None = None) -> VaultReport:
-    """Read and parse every note, then resolve every link against the whole vault."""
-    report = VaultReport()
+    """Read and parse every note, then resolve every link against the whole vault.
+
+    A link resolves as the vault's tool resolves it: a Logseq page by its name, title or
+    alias. In Logseq a link to a page that has no file is no broken link (the page exists
+    in the graph from the first reference), so it is neither reported nor counted.
+    """
+    report = VaultReport(dialect=store.dialect)
     linked: list[str] = []
     for path in store.iter_paths(folder_links=linked.append):
         report.paths.append(path)
@@ -126,10 +128,13 @@ def scan_vault(store: VaultStore, progress: Callable[[str], None] | None = None)
         problem = folder_link_problem(store.root, rel)
         if problem is not None:
             report.folder_links.append(problem)
-    resolver = LinkResolver(report.paths)
+    resolver = LinkResolver(report.paths, {n.path: n.names for n in report.notes if n.names})
+    pages_by_reference = isinstance(store.dialect, Logseq)
     for note in report.notes:
         resolved, unresolved = resolver.resolve_all(note.links, note.path)
         report.relations += len(edges(resolved, note.path))
+        if pages_by_reference:
+            continue
         report.unresolved += len(unresolved)
         for link in unresolved:
             line = note.body_line + link.line + 1 if link.line is not None else None

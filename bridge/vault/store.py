@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge.core import frontmatter as fm
+from bridge.core.dialect import OBSIDIAN, Dialect
+from bridge.core.dialect_write import set_property_text
 from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
@@ -60,6 +62,7 @@ class NoteFile:
     mtime_ns: int
     hash: str
     problems: tuple[Problem, ...] = ()
+    dialect: Dialect = OBSIDIAN  # the vault's: how the note is read
 
     @property
     def digest(self) -> bytes:
@@ -68,14 +71,14 @@ class NoteFile:
 
     def parse(self) -> Note:
         """The parsed note; read problems (e.g. not UTF-8) are merged into its problems."""
-        note = parse_note(self.path, self.text)
+        note = parse_note(self.path, self.text, self.dialect)
         if not self.problems:
             return note
         return replace(note, problems=self.problems + note.problems)
 
     def properties(self) -> Properties:
         """The frontmatter alone (`read_note_properties`), read problems merged the same way."""
-        props = read_note_properties(self.path, self.text)
+        props = read_note_properties(self.path, self.text, self.dialect)
         if not self.problems:
             return props
         return replace(props, problems=self.problems + props.problems)
@@ -122,6 +125,7 @@ class VaultStore:
         ignore: IgnoreRules | None = None,
         max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES,
         journal: WriteJournal | None = None,
+        dialect: Dialect = OBSIDIAN,
     ) -> None:
         if not root.exists():
             raise VaultError(f"vault folder {root} does not exist; create it or run `init`")
@@ -132,6 +136,8 @@ class VaultStore:
         self.max_note_bytes = max_note_bytes
         # Every write is recorded here so the watcher does not take it for a human edit.
         self.journal = journal
+        # The tool whose conventions the vault follows: notes are read and written in them.
+        self.dialect = dialect
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -291,7 +297,14 @@ class VaultStore:
                 ),
             )
         return NoteFile(
-            rel, data, text, info.st_size, info.st_mtime_ns, content_hash(data), problems
+            rel,
+            data,
+            text,
+            info.st_size,
+            info.st_mtime_ns,
+            content_hash(data),
+            problems,
+            self.dialect,
         )
 
     def _os_problem(self, rel: str, exc: OSError) -> NoteError:
@@ -405,12 +418,13 @@ class VaultStore:
         return WriteResult(rel, True, new_hash)
 
     def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
-        """Change one frontmatter key surgically; refuse notes the bridge must not write."""
+        """Change one property surgically, as the vault's dialect keeps it (a frontmatter key;
+        a Logseq page's `key:: value` line); refuse notes the bridge must not write."""
         note = self.read(rel_path)
         if (blocking := note.parse().blocking) is not None:
             raise NoteError(blocking)
         try:
-            new_text = fm.set_key(note.text, key, value)
+            new_text = set_property_text(self.dialect, note.text, key, value)
         except fm.FrontmatterError as exc:
             raise NoteError(
                 Problem(note.path, "malformed_frontmatter", f"{note.path}: {exc}")
