@@ -7,10 +7,11 @@ Built from what the index already knows (titles, statuses, raw link targets), so
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bridge.core.link_graph import LinkGraph
-from bridge.core.paths import parent, stem
+from bridge.core.paths import link_target, parent, stem
 from bridge.core.relations import LinkResolver
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import SearchIndex
@@ -41,8 +42,11 @@ class GraphCache:
     change, rebuilds the graph whole, as before.
     """
 
-    def __init__(self, index: SearchIndex) -> None:
+    def __init__(self, index: SearchIndex, pages_by_reference: bool = False) -> None:
+        """`pages_by_reference`: a link to a note that has no file is no broken link (a
+        Logseq page exists from its first reference: `dialect.pages_by_reference`)."""
         self.index = index
+        self._pages_by_reference = pages_by_reference
         self._lock = threading.Lock()
         self._graph = LinkGraph()
         self._built: int | None = None  # the generation the graph reflects
@@ -79,7 +83,7 @@ class GraphCache:
         """Links that resolve to no note, now."""
         with self._lock:
             self._current()
-            return self._graph.unresolved
+            return 0 if self._pages_by_reference else self._graph.unresolved
 
     def backlinks(self, path: str) -> list[str]:
         """The notes linking to `path`, now, sorted."""
@@ -96,22 +100,32 @@ class GraphCache:
                     generation,
                     {r.path: r for r in self.index.all_records()},
                     self._graph.edges(),
-                    self._graph.unresolved,
+                    0 if self._pages_by_reference else self._graph.unresolved,
                     self._graph.all_backlinks(),
                     self.index.link_resolver(),
                 )
             return self._snapshot
 
 
-def folder_tree(records: dict[str, NoteRecord], root: str, depth: int) -> dict[str, object]:
-    """Nested folders and notes under `root`, `depth` levels deep, with note counts."""
+def folder_tree(
+    records: dict[str, NoteRecord],
+    root: str,
+    depth: int,
+    tree_of: Callable[[str], str] | None = None,
+) -> dict[str, object]:
+    """Nested folders and notes under `root`, `depth` levels deep, with note counts.
+
+    `tree_of` gives a note's place in the tree (`dialect.tree_path`) where the vault's
+    dialect builds it from names, not folders; a note is still listed by its file's path.
+    """
+    places = {p: tree_of(p) if tree_of else link_target(p) for p in records}
     prefix = f"{root}/" if root else ""
     node: dict[str, object] = {"name": stem(root) if root else "", "path": root, "children": []}
     counts: dict[str, int] = {}
     for path in records:
-        if not path.startswith(prefix):
+        if not places[path].startswith(prefix):
             continue
-        folder = parent(path)
+        folder = parent(places[path])
         while True:
             counts[folder] = counts.get(folder, 0) + 1
             if folder == root or not folder:
@@ -124,7 +138,7 @@ def folder_tree(records: dict[str, NoteRecord], root: str, depth: int) -> dict[s
             subfolders = sorted(f for f in counts if f and parent(f) == folder and f != folder)
             for sub in subfolders:
                 children.append(build(sub, level + 1))
-            for path in sorted(p for p in records if parent(p) == folder):
+            for path in sorted(p for p in records if parent(places[p]) == folder):
                 rec = records[path]
                 children.append(
                     {

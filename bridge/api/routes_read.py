@@ -28,6 +28,7 @@ from bridge.api.models import (
     TreeOut,
     error_responses,
 )
+from bridge.core.dialect import tree_path
 from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.lifecycle.report import explain
 from bridge.overviews import overview_from_paths
@@ -234,9 +235,9 @@ def tree(
     root = normalise_folder(folder)
     records = ctx.graph.snapshot().records
     overview = overview_from_paths(ctx.bridge.store, records, root)
-    return TreeOut.model_validate(
-        {**folder_tree(records, root, depth), "overview": overview.to_json()}
-    )
+    dialect = ctx.bridge.store.dialect
+    tree = folder_tree(records, root, depth, lambda path: tree_path(dialect, path))
+    return TreeOut.model_validate({**tree, "overview": overview.to_json()})
 
 
 @router.get("/graph", response_model=Graph, tags=["entries"], responses=error_responses(400))

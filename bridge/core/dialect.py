@@ -204,6 +204,12 @@ def link_names(dialect: Dialect, path: str) -> tuple[str, ...]:
             assert_never(dialect)
 
 
+def pages_by_reference(dialect: Dialect) -> bool:
+    """True where a link to a name no file has is no broken link: in Logseq a page exists
+    from its first reference (`[[Fixed issues]]`, a tag), with or without a file."""
+    return isinstance(dialect, Logseq)
+
+
 # -- the context tree -------------------------------------------------------------------------
 
 

@@ -44,6 +44,13 @@ class NoteFacts:
     title: str
     summary: str = ""
     status: str | None = None
+    # The tree level that holds the note when it is not its folder (a Dendron note's dotted
+    # name, a Logseq page's namespace); None: its folder.
+    folder: str | None = None
+
+    @property
+    def level(self) -> str:
+        return parent(self.path) if self.folder is None else self.folder
 
 
 @dataclass(frozen=True)
@@ -144,7 +151,7 @@ def compute_overviews(
     direct: dict[str, int] = {}  # notes directly in each folder (`_index.md` aside)
     indexes: dict[str, str] = {}
     for note in notes:
-        folder = parent(note.path)
+        folder = note.level
         if is_index_note(note.path):
             indexes.setdefault(folder, note.path)
             direct.setdefault(folder, 0)

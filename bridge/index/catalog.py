@@ -66,6 +66,13 @@ class Catalog:
         self._next_nid += 1
         return nid
 
+    def names_changed(self, path: str) -> None:
+        """The names links find a note by changed (a new alias): resolvers are out of date."""
+        with self._paths_lock:
+            self.paths_version += 1
+            if self._resolver is not None and len(self._path_changes) <= _PATH_LOG:
+                self._path_changes.append((path, True))
+
     def path_changed(self, path: str, added: bool) -> None:
         """A path appeared or went: resolvers made so far are out of date."""
         with self._paths_lock:
@@ -91,11 +98,14 @@ class Catalog:
                 return cached[1]
             changes, self._path_changes = self._path_changes, []
             if cached is None or len(changes) > _PATH_LOG:
-                resolver = LinkResolver(list(self.stamps))
+                names = {path: rec.names for path, rec in self.stamps.items() if rec.names}
+                resolver = LinkResolver(list(self.stamps), names)
             else:
                 added = [path for path, adding in changes if adding]
                 removed = [path for path, adding in changes if not adding]
-                resolver = cached[1].updated(added, removed)
+                stamps = self.stamps
+                names = {p: stamps[p].names for p in added if p in stamps}
+                resolver = cached[1].updated(added, removed, names)
             self._resolver = (version, resolver)
             return resolver
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import tantivy
 
+from bridge.core.dialect import tree_folders
 from bridge.core.entry import METADATA_SECTIONS, Note
 from bridge.core.language import declared, folder_language, language_code
 from bridge.core.markdown import excerpt_text
@@ -60,12 +61,13 @@ def participants_of(note: Note) -> frozenset[str]:
 
 
 def note_blocks(note: Note) -> list[IndexedBlock]:
-    """The note's retrievable units, in order. The summary comes first: it is the best excerpt
-    of a note that has one."""
+    """The note's retrievable units, in order. The summary (or another description: Logseq's
+    `description::`, Dendron's `desc`) comes first: it is the best excerpt of a note that has
+    one."""
     people = participants_of(note)
     blocks: list[IndexedBlock] = []
-    if note.entry.summary:
-        blocks.append(IndexedBlock(0, note.entry.summary, None, None, SUMMARY_HEADING, None))
+    if note.description:
+        blocks.append(IndexedBlock(0, note.description, None, None, SUMMARY_HEADING, None))
     for block in note.blocks:
         blocks.append(
             IndexedBlock(
@@ -96,9 +98,9 @@ def stem_language(note: Note) -> str | None:
 def content_key(note: Note) -> bytes:
     """A fingerprint of everything a note's documents are built from (not its `status`).
 
-    The documents are a function of the path, title, summary, tags, transcript participants,
-    the line the body starts on, the body's text and the language it is stemmed in, so those
-    are hashed; two versions of a note with the same key have the same documents, and
+    The documents are a function of the path, title, aliases, description, tags, transcript
+    participants, the line the body starts on, the body's text and the language it is stemmed
+    in, so those are hashed; two versions of a note with the same key have the same documents, and
     re-indexing the second can skip tantivy altogether. A 16-byte digest (hex in the files):
     every note's key is held in memory.
     """
@@ -106,7 +108,8 @@ def content_key(note: Note) -> bytes:
     parts = [
         note.path,
         note.title,
-        entry.summary,
+        "\x01".join(note.aliases),
+        note.description,
         " ".join(entry.tags),
         " ".join(sorted(participants_of(note))),
         str(note.body_line),
@@ -121,10 +124,10 @@ def excerpt_words(text: str) -> int:
     return word_count(excerpt_text(text))
 
 
-def folders_of(path: str) -> list[str]:
-    """Every ancestor folder of a note path: `a/b/c.md` -> `a`, `a/b`."""
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+def title_text(note: Note) -> str:
+    """What the title field holds: the title and the aliases, which are found as the title is
+    (`[[login sessions]]` names the page as much as its title does)."""
+    return "\n".join(dict.fromkeys([note.title, *note.aliases]))
 
 
 @lru_cache(maxsize=1)
@@ -162,7 +165,9 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     make = tantivy.Document.from_dict
     entry = note.entry
     path = note.path
-    folders = folders_of(path)
+    # The tree's levels: folders, or a dialect's namespaces and dotted names (a scope of
+    # `proj/auth` finds `proj.auth.jwt.md`).
+    folders = list(tree_folders(note.dialect, path))
     body = link_display_text(note.body)
     # Notes at the vault's root have no folder: the field is left out, not given as empty.
     base: dict[str, object] = {"folder": folders, "path": path} if folders else {"path": path}
@@ -171,10 +176,10 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     if lang is not None:
         fields[STEMS_FIELD] = lang
     for name, value in (
-        ("title", note.title),
+        ("title", title_text(note)),
         ("path_text", link_target(path).replace("/", " ").replace("_", " ")),
         ("tags", " ".join(entry.tags)),
-        ("summary", entry.summary),
+        ("summary", note.description),
         ("body", body),
     ):
         if value:

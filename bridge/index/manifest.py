@@ -39,6 +39,9 @@ class NoteRecord(NamedTuple):
     participants: tuple[str, ...]
     blocks: int
     content: bytes = b""  # fingerprint of what is indexed: equal means the documents are too
+    # Names a link may use for the note besides its path (a Logseq page's name, title and
+    # aliases): the link resolver's (`Note.names`).
+    names: tuple[str, ...] = ()
 
 
 _SCHEMA = """
@@ -54,12 +57,14 @@ CREATE TABLE IF NOT EXISTS notes (
     links TEXT NOT NULL,
     participants TEXT NOT NULL,
     blocks INTEGER NOT NULL,
-    content TEXT NOT NULL DEFAULT ''
+    content TEXT NOT NULL DEFAULT '',
+    names TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = (
-    "nid, path, size, mtime_ns, hash, title, status, updated, links, participants, blocks, content"
+    "nid, path, size, mtime_ns, hash, title, status, updated, links, participants, blocks, "
+    "content, names"
 )
 
 
@@ -87,7 +92,9 @@ def digest_from_hex(text: str) -> bytes:
 def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
     """A row as a record. The columns' declared types (INTEGER, TEXT) are what SQLite returns,
     so nothing is converted: a start-up reads a row per note."""
-    nid, path, size, mtime, hash_, title, status, updated, links, people, blocks, content = row
+    nid, path, size, mtime, hash_, title, status, updated, links, people, blocks, content, names = (
+        row
+    )
     return NoteRecord(
         nid,
         path,
@@ -101,6 +108,7 @@ def _record(row: tuple[Any, ...], shared: dict[str, str]) -> NoteRecord:
         _strings(people, shared),
         blocks,
         digest_from_hex(content),
+        _strings(names, shared),
     )
 
 
@@ -171,6 +179,7 @@ class Manifest:
                 json.dumps(list(r.participants), ensure_ascii=False),
                 r.blocks,
                 r.content.hex(),
+                json.dumps(list(r.names), ensure_ascii=False),
             )
             for r in upserts
         ]
@@ -187,7 +196,7 @@ class Manifest:
                     [(row[1], row[0]) for row in rows],
                 )
                 self._db.executemany(
-                    f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT OR REPLACE INTO notes({_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     rows,
                 )
                 self._db.executemany(

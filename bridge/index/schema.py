@@ -31,7 +31,11 @@ from bridge.index.analysis import ANALYZER
 # 13: a note in a language with a stemmer (frontmatter `lang`, else a top folder named by its
 # code) has its words' stems in that language beside its words (`with_stems`), and its entry
 # document says which language (`stems`): a question in that language searches its stems too.
-SCHEMA_VERSION = 13
+# 14: the title field holds a note's aliases beside its title and the summary field its
+# description (`description`, `desc`, Logseq's `description::`) when it has no `summary`; the
+# folder field holds the tree's levels (a dialect's namespaces, Dendron's dotted names); the
+# manifest records the names a link may use for a note (`names`).
+SCHEMA_VERSION = 14
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import tantivy
 
+from bridge.core.dialect import Obsidian
 from bridge.core.entry import Note
 from bridge.core.language import language_code
 from bridge.core.relations import LinkResolver
@@ -222,6 +223,10 @@ class SearchIndex:
             # leave deleted copies that tantivy keeps counting in its BM25 statistics until a
             # merge (measured: LoCoMo recall fell 3 points after two decay runs).
             updated = note.frontmatter.get("updated")
+            if not isinstance(note.dialect, Obsidian):
+                # Dendron's epoch milliseconds, Logseq's `updated::`: as a time the
+                # lifecycle's recency can read.
+                updated = note.entry.updated.isoformat() if note.entry.updated else None
             record = NoteRecord(
                 nid,
                 file.path,
@@ -235,12 +240,15 @@ class SearchIndex:
                 tuple(sorted(participants_of(note))),
                 len(blocks),
                 content,
+                note.names,
             )
             self._pending[file.path] = record
             catalog.stamps[file.path] = record
             catalog.paths[nid] = file.path
             if stamp is None:  # after the stamp: a resolver built now already has the path
                 catalog.path_changed(file.path, added=True)
+            elif stamp.names != record.names:  # a new alias or title: links may move
+                catalog.names_changed(file.path)
             self._dirty = True
             if record.participants:
                 catalog.add_speakers(record.participants)

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import httpx
 
 from bridge.api.security import read_token
+from bridge.core.dialect import tree_path
 from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.settings import Settings
 from bridge.state.vault_lock import holder, serving_pid
@@ -344,7 +345,9 @@ class LocalBackend:
         from bridge.overviews import folder_overview
 
         records = {r.path: r for r in self.bridge.index.all_records()}
-        tree = TreeNode.model_validate(folder_tree(records, root, depth)).model_dump(mode="json")
+        dialect = self.bridge.store.dialect
+        shape = folder_tree(records, root, depth, lambda path: tree_path(dialect, path))
+        tree = TreeNode.model_validate(shape).model_dump(mode="json")
         overview = folder_overview(self.bridge.store, self.bridge.index, root)
         return {**tree, "overview": overview.to_json()}
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
+from bridge.core.dialect import tree_parent
 from bridge.core.overview import (
     FolderOverview,
     MarkerError,
@@ -53,8 +54,12 @@ def gather_facts(
     titled: Collection[str] = (),
     index: SearchIndex | None = None,
     written: Collection[str] = (),
+    folder_of: Callable[[str], str] = parent,
 ) -> list[NoteFacts]:
     """Facts of each note, read only as far as the overview needs them.
+
+    `folder_of` names the tree level holding a note (its folder, unless the vault's dialect
+    builds the tree otherwise: `dialect.tree_parent`).
 
     Notes directly in a `detailed` folder (None: every folder) are read and parsed: their
     summaries are shown. Notes directly in a `titled` folder need title and status only: from
@@ -63,10 +68,10 @@ def gather_facts(
     path is enough. A note that cannot be read at all (binary, too large, gone) is left out,
     as the index leaves it out.
     """
-    facts = []
+    facts: list[NoteFacts] = []
     by_title: list[str] = []  # title and status will do: from the index, in one lookup
     for path in paths:
-        folder = parent(path)
+        folder = folder_of(path)
         if is_index_note(path):
             facts.append(NoteFacts(path, stem(path)))
         elif detailed is None or folder in detailed:
@@ -86,7 +91,9 @@ def gather_facts(
                 facts += _parsed(store, path)
             else:
                 facts.append(NoteFacts(path, record.title, "", record.status))
-    return facts
+    if folder_of is parent:
+        return facts
+    return [replace(f, folder=folder_of(f.path)) for f in facts]
 
 
 def _parsed(store: VaultStore, path: str) -> list[NoteFacts]:
@@ -102,9 +109,19 @@ def _under(folder: str, root: str | None) -> bool:
 
 
 def overview_from_paths(store: VaultStore, paths: Iterable[str], folder: str) -> FolderOverview:
-    """One folder's overview, given every note path of the vault (the index's list will do)."""
-    inside = [p for p in paths if _under(parent(p), folder)]
-    return compute_overviews(gather_facts(store, inside, {folder}), {folder})[folder]
+    """One level's overview, given every note path of the vault (the index's list will do).
+
+    The levels are the vault dialect's tree: folders, or a Logseq graph's namespaces and a
+    Dendron vault's dotted names (`proj/auth` holds `proj.auth.jwt.md`).
+    """
+    dialect = store.dialect
+
+    def folder_of(path: str) -> str:
+        return tree_parent(dialect, path)
+
+    inside = [p for p in paths if _under(folder_of(p), folder)]
+    facts = gather_facts(store, inside, {folder}, folder_of=folder_of)
+    return compute_overviews(facts, {folder})[folder]
 
 
 def folder_overview(store: VaultStore, index: SearchIndex, folder: str = "") -> FolderOverview:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bridge.core.dialect import OBSIDIAN, Dialect, Logseq, tree_folders
+from bridge.core.dialect import OBSIDIAN, Dialect, pages_by_reference, tree_folders
 from bridge.core.entry import Note, Problem
 from bridge.core.relations import LinkResolver, edges
 from bridge.vault.store import NoteError, VaultStore
@@ -129,11 +129,11 @@ def scan_vault(store: VaultStore, progress: Callable[[str], None] | None = None)
         if problem is not None:
             report.folder_links.append(problem)
     resolver = LinkResolver(report.paths, {n.path: n.names for n in report.notes if n.names})
-    pages_by_reference = isinstance(store.dialect, Logseq)
+    by_reference = pages_by_reference(store.dialect)
     for note in report.notes:
         resolved, unresolved = resolver.resolve_all(note.links, note.path)
         report.relations += len(edges(resolved, note.path))
-        if pages_by_reference:
+        if by_reference:
             continue
         report.unresolved += len(unresolved)
         for link in unresolved:
