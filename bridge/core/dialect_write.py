@@ -16,7 +16,19 @@ from typing import assert_never
 
 from bridge.core import frontmatter as fm
 from bridge.core import logseq
-from bridge.core.dialect import Dendron, Dialect, Foam, Logseq, Obsidian
+from bridge.core.dialect import (
+    Dendron,
+    Dialect,
+    Foam,
+    Logseq,
+    Obsidian,
+    is_file_path,
+    page_name,
+)
+from bridge.core.entry import Entry, entry_sections, render_entry
+from bridge.core.entry_edit import EntryPatch, PatchStyle, patch_entry
+from bridge.core.logseq_entry import patch_page, render_page
+from bridge.core.paths import NOTE_SUFFIX, link_target
 from bridge.core.properties import read as read_properties
 
 
@@ -65,3 +77,104 @@ PropertyEdit = Callable[[str, str, object], str]
 def property_editor(dialect: Dialect) -> PropertyEdit:
     """`set_property_text` for one dialect, as a function of (text, key, value)."""
     return lambda text, key, value: set_property_text(dialect, text, key, value)
+
+
+# -- entries ----------------------------------------------------------------------------------
+
+
+def spell_link(dialect: Dialect, path: str) -> str:
+    """How a link written by the bridge names the existing note at `path`: its path (as the
+    bridge always wrote in Obsidian and Foam vaults), a Logseq page's name (`[[Auth/Key
+    Rotation]]`, never `[[pages/Auth___Key Rotation]]`), a Dendron note's dotted name."""
+    match dialect:
+        case Obsidian() | Foam():
+            return link_target(path)
+        case Logseq() | Dendron():
+            return page_name(dialect, path)
+        case _:
+            assert_never(dialect)
+
+
+def spell_target(dialect: Dialect, target: str) -> str:
+    """How a link names a note that does not exist yet, given as a path or tree path
+    (`billing/plans/annual` is `[[billing.plans.annual]]` in Dendron)."""
+    match dialect:
+        case Obsidian() | Foam():
+            return target
+        case Logseq():
+            if is_file_path(dialect, target + NOTE_SUFFIX):
+                return page_name(dialect, target + NOTE_SUFFIX)
+            return target
+        case Dendron():
+            if is_file_path(dialect, target + NOTE_SUFFIX) and "/" in target:
+                return page_name(dialect, target + NOTE_SUFFIX)
+            return tree_target(target)
+        case _:
+            assert_never(dialect)
+
+
+def tree_target(target: str) -> str:
+    """A tree path as a dotted name: `a/b/c` -> `a.b.c`."""
+    return ".".join(part for part in target.split("/") if part)
+
+
+def render_dendron(entry: Entry, note_id: str) -> str:
+    """A new Dendron note: `id`, `title`, `desc`, `updated` and `created` first, as Dendron
+    writes them (times in epoch milliseconds), then the bridge's keys; the title is the
+    `title` key (Dendron shows it above the note), so the body has no `# H1`."""
+    lines = [
+        "---",
+        f"id: {note_id}",
+        f"title: {fm.format_scalar(entry.title)}",
+        f"desc: {fm.format_scalar(entry.summary)}",
+    ]
+    for key in ("updated", "created"):
+        moment = getattr(entry, key)
+        if moment is not None:
+            lines.append(f"{key}: {epoch_ms(moment)}")
+    if entry.tags:
+        lines.append(f"tags: {fm.format_scalar(list(entry.tags))}")
+    for key in ("status", "author"):
+        value = getattr(entry, key)
+        if value is not None:
+            lines.append(f"{key}: {fm.format_scalar(value)}")
+    for key, value in entry.extra.items():
+        lines.append(f"{key}: {fm.format_scalar(value)}")
+    lines.append("---")
+    for number, (heading, content) in enumerate(entry_sections(entry, "dendron")):
+        lines += ([] if number == 0 else [""]) + [f"## {heading}", *content]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_new(dialect: Dialect, entry: Entry, path: str, note_id: str = "") -> str:
+    """The text of a new entry at `path`, in the dialect (`note_id`: a Dendron note's id)."""
+    match dialect:
+        case Obsidian() | Foam():
+            return render_entry(entry)
+        case Logseq():
+            return render_page(entry, page_name(dialect, path))
+        case Dendron():
+            return render_dendron(entry, note_id)
+        case _:
+            assert_never(dialect)
+
+
+def patch_note(
+    dialect: Dialect,
+    text: str,
+    patch: EntryPatch,
+    key: Callable[[str], str],
+    path: str,
+) -> str:
+    """`text` (the note at `path`) with an UPDATE's patch applied in the dialect, every
+    other byte unchanged. Raises `FrontmatterError` for YAML the bridge must not edit."""
+    match dialect:
+        case Obsidian() | Foam():
+            return patch_entry(text, patch, key)
+        case Dendron():
+            style = PatchStyle("desc", False, property_editor(dialect), "dendron")
+            return patch_entry(text, patch, key, style)
+        case Logseq():
+            return patch_page(text, patch, key, page_name(dialect, path))
+        case _:
+            assert_never(dialect)

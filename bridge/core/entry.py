@@ -225,7 +225,7 @@ def _snippets(blocks: list[Block], outline: bool = False) -> tuple[Snippet, ...]
     for block in blocks:
         if block.kind != "code":
             continue
-        source = logseq.dedent_children([block.text]) if outline else block.text
+        source = logseq.block_content(block.text) if outline else block.text
         lines = source.split("\n")
         fence = lines[0].strip()[:3]
         body = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(fence) else lines[1:]
@@ -393,7 +393,7 @@ def _narrative(dialect: Dialect, body_lines: list[str], headings: tuple[Heading,
     for heading in headings:
         if heading.text.strip().lower() == "narrative":
             start, end = logseq.section_lines(body_lines, heading.line)
-            return logseq.dedent_children(body_lines[start:end])
+            return logseq.outline_markdown(body_lines[start:end])
     return ""
 
 
@@ -481,26 +481,17 @@ def _fence_for(code: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def render_entry(entry: Entry) -> str:
-    """The Markdown of a new entry: frontmatter, H1 and the body sections that have content.
+def entry_sections(entry: Entry, syntax: LinkSyntax = "obsidian") -> list[tuple[str, list[str]]]:
+    """The body sections of a new entry that have content, in order: (heading, Markdown lines).
 
     A section with nothing in it is left out rather than written as a bare heading: an empty
     `## Snippets` under every note is noise to a reader, and a missing section reads as empty
     anyway. An UPDATE that gives one later adds it in its place (`entry_edit`).
     """
-    lines = ["---", f"title: {fm.format_scalar(entry.title)}"]
-    if entry.summary:
-        lines.append(f"summary: {fm.format_scalar(entry.summary)}")
-    lines.append(f"tags: {fm.format_scalar(list(entry.tags))}")
-    for key in ("status", "created", "updated", "author"):
-        value = getattr(entry, key)
-        if value is not None:
-            lines.append(f"{key}: {fm.format_scalar(value)}")
-    for key, value in entry.extra.items():
-        lines.append(f"{key}: {fm.format_scalar(value)}")
-    lines += ["---", f"# {entry.title}"]
     relations = [
-        f"- {r.wikilink()}" + (f" - {r.reason}" if r.reason else "") for r in entry.relations
+        f"- {WikiLink(r.target, r.heading, r.block, r.alias, syntax=syntax).render()}"
+        + (f" - {r.reason}" if r.reason else "")
+        for r in entry.relations
     ]
     rc = entry.raw_concept
     raw = [f"- {key.capitalize()}: {v}" for key in RAW_CONCEPT_KEYS if (v := getattr(rc, key))]
@@ -515,7 +506,23 @@ def render_entry(entry: Entry) -> str:
         (relations, raw, narrative, snippets),
         strict=True,
     )
-    for heading, content in sections:
-        if content:
-            lines += ["", f"## {heading}", *content]
+    return [(heading, content) for heading, content in sections if content]
+
+
+def render_entry(entry: Entry) -> str:
+    """The Markdown of a new entry: frontmatter, H1 and the body sections that have content
+    (`entry_sections`)."""
+    lines = ["---", f"title: {fm.format_scalar(entry.title)}"]
+    if entry.summary:
+        lines.append(f"summary: {fm.format_scalar(entry.summary)}")
+    lines.append(f"tags: {fm.format_scalar(list(entry.tags))}")
+    for key in ("status", "created", "updated", "author"):
+        value = getattr(entry, key)
+        if value is not None:
+            lines.append(f"{key}: {fm.format_scalar(value)}")
+    for key, value in entry.extra.items():
+        lines.append(f"{key}: {fm.format_scalar(value)}")
+    lines += ["---", f"# {entry.title}"]
+    for heading, content in entry_sections(entry):
+        lines += ["", f"## {heading}", *content]
     return "\n".join(lines).rstrip("\n") + "\n"

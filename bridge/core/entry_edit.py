@@ -19,7 +19,7 @@ from bridge.core.entry import SECTIONS
 from bridge.core.markdown import Block, Heading, parse_structure
 from bridge.core.paths import link_target
 from bridge.core.properties import read as read_properties
-from bridge.core.relations import WikiLink, find_wikilinks, parse_wikilink
+from bridge.core.relations import LinkSyntax, WikiLink, find_wikilinks, parse_wikilink
 
 _TITLES = {"relations": "Relations", "raw concept": "Raw Concept"}
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -29,14 +29,34 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 @dataclass(frozen=True)
 class RelationLine:
-    """A relation to write: the wikilink inner text (`a/b/c`, `a/b#h|alias`) and its reason."""
+    """A relation to write: the wikilink inner text (`a/b/c`, `a/b#h|alias`; Dendron's
+    `alias|a.b` with `syntax="dendron"`) and its reason."""
 
     target: str
     reason: str | None = None
+    syntax: LinkSyntax = "obsidian"
 
     def render(self) -> str:
         reason = f" - {self.reason}" if self.reason else ""
-        return f"- {parse_wikilink(self.target).render()}{reason}"
+        return f"- {parse_wikilink(self.target, syntax=self.syntax).render()}{reason}"
+
+
+SetKey = Callable[[str, str, object], str]
+
+
+@dataclass(frozen=True)
+class PatchStyle:
+    """How a dialect keeps what an UPDATE changes (`dialect_write` makes one per dialect).
+
+    `summary_key` names the summary (Dendron's `desc`); `h1_is_title` says whether the first
+    `# H1` is the title (not in Dendron, whose title is the `title` key); `set_key` edits one
+    property (Dendron writes times in epoch milliseconds); `syntax` is how links are spelled.
+    """
+
+    summary_key: str = "summary"
+    h1_is_title: bool = True
+    set_key: SetKey = fm.set_key
+    syntax: LinkSyntax = "obsidian"
 
 
 @dataclass(frozen=True)
@@ -181,9 +201,12 @@ def _edit_list_section(
     return "\n".join(out)
 
 
-def _relation_match(key: Callable[[str], str]) -> Callable[[Block, str], bool]:
+def _relation_match(
+    key: Callable[[str], str], syntax: LinkSyntax = "obsidian"
+) -> Callable[[Block, str], bool]:
     def match(block: Block, wanted: str) -> bool:
-        return any(key(link.target) == wanted for link in find_wikilinks(block.text))
+        links = find_wikilinks(block.text, syntax=syntax)
+        return any(key(link.target) == wanted for link in links)
 
     return match
 
@@ -195,7 +218,10 @@ def _raw_concept_match(block: Block, wanted: str) -> bool:
 
 
 def _relation_lines(
-    body: str, relations: Sequence[RelationLine], key: Callable[[str], str]
+    body: str,
+    relations: Sequence[RelationLine],
+    key: Callable[[str], str],
+    syntax: LinkSyntax = "obsidian",
 ) -> list[tuple[str, str]]:
     """(key, line) pairs for the Relations section; a listed target keeps its link and alias."""
     structure = parse_structure(body)
@@ -204,11 +230,11 @@ def _relation_lines(
     existing: dict[str, tuple[WikiLink, Block]] = {}
     if found is not None:
         for block in _section_blocks(structure.blocks, found[1], found[2]):
-            for link in find_wikilinks(block.text):
+            for link in find_wikilinks(block.text, syntax=syntax):
                 existing.setdefault(key(link.target), (link, block))
     wanted: list[tuple[str, str]] = []
     for relation in relations:
-        k = key(relation.target)
+        k = key(parse_wikilink(relation.target, syntax=syntax).target)
         if k in existing:
             link, block = existing[k]
             if relation.reason is None:
@@ -223,12 +249,18 @@ def _relation_lines(
 # -- the patch ----------------------------------------------------------------------------------
 
 
-def patch_entry(text: str, patch: EntryPatch, key: Callable[[str], str] = relation_key) -> str:
+def patch_entry(
+    text: str,
+    patch: EntryPatch,
+    key: Callable[[str], str] = relation_key,
+    style: PatchStyle = PatchStyle(),
+) -> str:
     """`text` with the patch applied and nothing else changed.
 
     Raises `FrontmatterError` for frontmatter the bridge must not edit (malformed YAML).
     `key` maps a relation target to what identifies it (the executor resolves targets to
     paths, so `[[jwt_expiry]]` and `@engineering/auth/jwt_expiry.md` are the same relation).
+    `style` is how the vault's dialect keeps properties and spells links.
     """
     newline = "\r\n" if "\r\n" in text else "\n"
     work = text.replace("\r\n", "\n")
@@ -237,13 +269,16 @@ def patch_entry(text: str, patch: EntryPatch, key: Callable[[str], str] = relati
     head, body = work[: parts.body_start], parts.body
 
     h1 = next((h for h in parse_structure(body).headings if h.level == 1), None)
+    if not style.h1_is_title:
+        h1 = None
     if patch.title is not None and h1 is not None and h1.text != patch.title:
         lines = body.split("\n")
         lines[h1.line] = f"# {patch.title}"
         body = "\n".join(lines)
     if patch.relations:
-        wanted = _relation_lines(body, patch.relations, key)
-        body = _edit_list_section(body, "relations", wanted, _relation_match(key))
+        wanted = _relation_lines(body, patch.relations, key, style.syntax)
+        match = _relation_match(key, style.syntax)
+        body = _edit_list_section(body, "relations", wanted, match)
     if patch.raw_concept:
         wanted = [(k, f"- {k}: {v}") for k, v in patch.raw_concept]
         body = _edit_list_section(body, "raw concept", wanted, _raw_concept_match)
@@ -257,7 +292,7 @@ def patch_entry(text: str, patch: EntryPatch, key: Callable[[str], str] = relati
     if patch.title is not None and ("title" in meta or h1 is None):
         changes.append(("title", patch.title))
     if patch.summary is not None:
-        changes.append(("summary", patch.summary))
+        changes.append((style.summary_key, patch.summary))
     if patch.tags is not None:
         changes.append(("tags", list(patch.tags)))
     if patch.updated is not None:
@@ -267,7 +302,7 @@ def patch_entry(text: str, patch: EntryPatch, key: Callable[[str], str] = relati
     for name, value in changes:
         if name in meta and _same_value(meta[name], value):
             continue
-        result = fm.set_key(result, name, value)
+        result = style.set_key(result, name, value)
     return result.replace("\n", newline) if newline != "\n" else result
 
 
@@ -277,7 +312,7 @@ def _same_value(current: object, new: object) -> bool:
     return fm.format_scalar(current) == fm.format_scalar(new)
 
 
-def drop_relations(text: str, drop: Callable[[str], bool]) -> str:
+def drop_relations(text: str, drop: Callable[[str], bool], syntax: LinkSyntax = "obsidian") -> str:
     """`text` without the Relations items whose every link target satisfies `drop`.
 
     A MERGE uses it so the merged entry does not list itself among its relations.
@@ -293,7 +328,7 @@ def drop_relations(text: str, drop: Callable[[str], bool]) -> str:
         return text
     doomed: set[int] = set()
     for block in _section_blocks(structure.blocks, found[1], found[2]):
-        links = find_wikilinks(block.text)
+        links = find_wikilinks(block.text, syntax=syntax)
         if links and all(drop(link.target) for link in links):
             doomed.update(range(block.start_line, block.end_line))
     if not doomed:
@@ -330,6 +365,7 @@ def rewrite_links(
     resolve: Callable[[str], str | None],
     moves: Mapping[str, str],
     spell: Callable[[WikiLink, str], str],
+    syntax: LinkSyntax = "obsidian",
 ) -> str:
     """Point every link that resolves to a key of `moves` at its new path.
 
@@ -342,7 +378,7 @@ def rewrite_links(
     pieces: list[str] = []
     last = 0
     for match in _WIKILINK.finditer(masked):
-        link = parse_wikilink(match.group(2), embed=bool(match.group(1)))
+        link = parse_wikilink(match.group(2), embed=bool(match.group(1)), syntax=syntax)
         path = resolve(link.target)
         if path is None or path not in moves:
             continue

@@ -215,20 +215,43 @@ def section_lines(lines: list[str], heading_line: int) -> tuple[int, int]:
     return heading_line + 1, end
 
 
-def dedent_children(lines: Iterable[str]) -> str:
-    """Child blocks as plain Markdown: one level of indentation and the bullets removed, each
-    block a paragraph (what a Narrative holds)."""
+def _depth(indent: str) -> int:
+    """Outline depth of an indentation (a tab or two spaces per level)."""
+    return indent.count("\t") + (len(indent) - indent.count("\t")) // 2
+
+
+def outline_markdown(lines: Iterable[str]) -> str:
+    """Blocks as plain Markdown: the shallowest blocks are paragraphs, deeper ones list items
+    nested below them, a block's continuation lines its text (a Narrative's reading)."""
+    rows = list(lines)
+    depths = [_depth(m.group(1)) for line in rows if (m := _BULLET.match(line))]
+    base = min(depths, default=0)
     out: list[str] = []
-    for line in lines:
-        stripped = line[1:] if line.startswith("\t") else line.removeprefix("  ")
-        bullet = _BULLET.match(stripped)
-        if bullet is not None and not bullet.group(1):
+    pad = ""  # what a continuation line of the current block is indented by, as Markdown
+    under = ""  # what it is indented by in the outline (the bullet's indent and two spaces)
+    for line in rows:
+        bullet = _BULLET.match(line)
+        if bullet is None:
+            out.append(pad + line.removeprefix(under) if line.strip() else "")
+            continue
+        depth = _depth(bullet.group(1))
+        content = line[bullet.end() :]
+        under = bullet.group(1) + "  "
+        if depth <= base:
             if out:
                 out.append("")
-            out.append(_BULLET.sub("", stripped, count=1))
+            out.append(content)
+            pad = ""
         else:
-            out.append(stripped.removeprefix("  "))
+            pad = "  " * (depth - base - 1)
+            out.append(f"{pad}- {content}")
+            pad += "  "
     return "\n".join(out).strip()
+
+
+def block_content(text: str) -> str:
+    """One block's text without its bullet and indentation (a Snippet's code block)."""
+    return outline_markdown(text.split("\n"))
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridge.core.dialect import pages_by_reference
 from bridge.core.entry import parse_note
 from bridge.core.maturity import Maturity, StatusMapping
 from bridge.core.operations import InvalidOperation, Operation, agent_author
@@ -106,8 +107,17 @@ class CurationExecutor:
     # -- the batch ---------------------------------------------------------------------------
 
     def planner(self, author: str, now: dt.datetime) -> Planner:
-        """A planner over the vault as it is now."""
-        return Planner(self.store, author, now, self.mapping.status_for(Maturity.DRAFT))
+        """A planner over the vault as it is now (with the names the index knows notes by,
+        where links resolve by names: a Logseq page's title and aliases)."""
+        draft = self.mapping.status_for(Maturity.DRAFT)
+        if not pages_by_reference(self.store.dialect):
+            return Planner(self.store, author, now, draft)
+        index = self.index
+
+        def known() -> dict[str, tuple[str, ...]]:
+            return {r.path: r.names for r in index.all_records() if r.names}
+
+        return Planner(self.store, author, now, draft, known)
 
     def apply(self, operations: Sequence[Operation | InvalidOperation], author: str) -> BatchResult:
         """Run a batch in order for `author` (an agent name or `agent:<name>`).
@@ -269,7 +279,8 @@ class CurationExecutor:
         target = plan.op.path
         if plan.type != "DELETE":
             data = next(c.after for c in plan.changes if c.path == target)
-            status = parse_note(target, (data or b"").decode("utf-8", "replace")).entry.status
+            text = (data or b"").decode("utf-8", "replace")
+            status = parse_note(target, text, self.store.dialect).entry.status
             self.lifecycle.record_update(target, status, now, author)
         return snapshots
 

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from bridge.core import frontmatter as fm
-from bridge.core.entry import Entry, Note, RawConcept, Relation, Snippet, render_entry
-from bridge.core.entry_edit import EntryPatch, RelationLine, patch_entry, relation_key
+from bridge.core.dialect import Logseq
+from bridge.core.entry import Entry, Note, RawConcept, Relation, Snippet
+from bridge.core.entry_edit import EntryPatch, RelationLine, relation_key
+from bridge.core.logseq import outline_markdown
 from bridge.core.operations import Operation
-from bridge.core.paths import link_target
-from bridge.core.relations import LinkResolver, WikiLink, parse_wikilink
+from bridge.core.relations import LinkResolver, LinkSyntax, WikiLink, parse_wikilink
 from bridge.vault.store import NoteFile
 
 
@@ -41,6 +42,19 @@ class MergeContext(Protocol):
 
     def raw_lines(self, op: Operation) -> tuple[tuple[str, str], ...]: ...
 
+    @property
+    def syntax(self) -> LinkSyntax: ...
+
+    def relation_lines(self, op: Operation, source: str) -> tuple[RelationLine, ...]: ...
+
+    def spelled_path(self, path: str) -> str: ...
+
+    def patched(
+        self, text: str, patch: EntryPatch, key: Callable[[str], str], path: str
+    ) -> str: ...
+
+    def rendered(self, entry: Entry, path: str) -> bytes: ...
+
 
 def merged_content(
     planner: MergeContext,
@@ -54,7 +68,8 @@ def merged_content(
     notes = [n for _, n in sources]
     entries = [target.entry] if target else []
     entries += [n.entry for n in notes]
-    relations = [RelationLine(r.target, r.reason) for r in op.relations or ()]
+    relations = list(planner.relation_lines(op, op.path))
+    syntax = planner.syntax
     key = planner.key_for(op.path)
     # The target's own relations win: a source only adds targets the entry lacks.
     known = {key(r.target) for r in relations}
@@ -67,11 +82,12 @@ def merged_content(
             resolved = planner.resolver().resolve(link.target, note.path)
             if resolved in gone or resolved == op.path:
                 continue
-            spelled = link_target(resolved) if resolved else link.target
-            inner = WikiLink(spelled, link.heading, link.block, link.alias).render()[2:-2]
-            if key(inner) not in known:
-                known.add(key(inner))
-                relations.append(RelationLine(inner, link.reason))
+            spelled = planner.spelled_path(resolved) if resolved else link.target
+            inner = WikiLink(spelled, link.heading, link.block, link.alias, syntax=syntax)
+            text = inner.render()[2:-2]
+            if key(text) not in known:
+                known.add(key(text))
+                relations.append(RelationLine(text, link.reason, syntax))
     source_list = [e.raw_concept.source for e in entries if e.raw_concept.source]
     raw = [
         *planner.raw_lines(op),
@@ -110,12 +126,14 @@ def merged_content(
             created=planner.now,
             updated=planner.now,
             author=planner.author,
-            relations=tuple(relation_of(r.target, r.reason) for r in _dedupe(relations)),
+            relations=tuple(
+                relation_of(r.target, r.reason, syntax) for r in _dedupe(relations, syntax)
+            ),
             raw_concept=RawConcept(extra=raw_lines),
             narrative=narrative,
             snippets=tuple(Snippet(lang, code) for lang, code in snippets),
         )
-        return render_entry(entry).encode("utf-8")
+        return planner.rendered(entry, op.path)
     patch = EntryPatch(
         title=op.title,
         summary=op.summary,
@@ -127,13 +145,14 @@ def merged_content(
         updated=planner.now,
         author=planner.author,
     )
-    return patch_entry(current.text, patch, planner.key_for(op.path)).encode("utf-8")
+    return planner.patched(current.text, patch, key, op.path).encode("utf-8")
 
 
-def _dedupe(relations: Iterable[RelationLine]) -> list[RelationLine]:
+def _dedupe(relations: Iterable[RelationLine], syntax: LinkSyntax) -> list[RelationLine]:
     seen: dict[str, RelationLine] = {}
     for relation in relations:
-        seen.setdefault(relation_key(relation.target), relation)
+        target = parse_wikilink(relation.target, syntax=syntax).target
+        seen.setdefault(relation_key(target), relation)
     return list(seen.values())
 
 
@@ -142,9 +161,12 @@ def _snippet_pairs(entry: Entry) -> list[tuple[str, str]]:
 
 
 def _narrative_of(note: Note) -> str:
-    """An entry's Narrative; for a plain note (no entry sections) its body without the H1."""
+    """An entry's Narrative; for a plain note (no entry sections) its body without the H1
+    (a Logseq page's outline as paragraphs, which the merged page writes as its blocks)."""
     if note.is_entry:
         return note.entry.narrative
+    if isinstance(note.dialect, Logseq):
+        return outline_markdown(note.body.split("\n"))
     lines = note.body.split("\n")
     h1 = next((h for h in note.headings if h.level == 1), None)
     if h1 is not None:
@@ -152,6 +174,6 @@ def _narrative_of(note: Note) -> str:
     return "\n".join(lines).strip()
 
 
-def relation_of(target: str, reason: str | None) -> Relation:
-    link = parse_wikilink(target)
+def relation_of(target: str, reason: str | None, syntax: LinkSyntax = "obsidian") -> Relation:
+    link = parse_wikilink(target, syntax=syntax)
     return Relation(link.target, reason, link.alias, link.heading, link.block)

@@ -9,28 +9,40 @@ exactly what a human saw, or notices that the note has changed since.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bridge.core import frontmatter as fm
-from bridge.core.entry import Entry, Note, RawConcept, Snippet, render_entry
+from bridge.core.dialect import (
+    Foam,
+    Obsidian,
+    file_for,
+    is_file_path,
+    link_names,
+    page_name,
+    tree_path,
+)
+from bridge.core.dialect_write import patch_note, render_new, spell_link, spell_target
+from bridge.core.entry import Entry, Note, RawConcept, Snippet, link_syntax
 from bridge.core.entry_edit import (
     EntryPatch,
     RelationLine,
     drop_relations,
-    patch_entry,
     relation_key,
     rewrite_links,
 )
+from bridge.core.frontmatter import FrontmatterError
 from bridge.core.operations import Operation, check_new_entry_path
-from bridge.core.paths import link_target, stem
-from bridge.core.relations import LinkResolver, WikiLink, parse_wikilink
+from bridge.core.paths import NOTE_SUFFIX, link_target, normalise_note_path, stem
+from bridge.core.relations import LinkResolver, LinkSyntax, WikiLink, parse_wikilink
 from bridge.core.review_policy import EffectiveType
 from bridge.curate.merge import merged_content, relation_of
 from bridge.vault.store import NoteError, NoteFile, VaultStore
 
 Role = Literal["target", "source", "link"]
+_ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _EXISTING_CHARS = 4000
 
 
@@ -67,12 +79,14 @@ class PlanError(Exception):
         self.existing = existing
 
 
+def new_note_id() -> str:
+    """A Dendron note id as Dendron makes one: 23 characters of `0-9a-z` (a note of another
+    dialect does not use it)."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(23))
+
+
 def _iso(moment: dt.datetime) -> str:
     return fm.format_scalar(moment)
-
-
-def _relations(op_relations: Iterable[Any]) -> tuple[RelationLine, ...]:
-    return tuple(RelationLine(r.target, r.reason) for r in op_relations)
 
 
 @dataclass
@@ -83,6 +97,9 @@ class Planner:
     author: str
     now: dt.datetime
     draft_status: str = "draft"
+    # The names the index knows notes by (Logseq titles and aliases), read when links are
+    # first resolved; None where links resolve by path alone.
+    known_names: Callable[[], Mapping[str, Iterable[str]]] | None = None
     _resolver: LinkResolver | None = field(default=None, init=False)
     _paths: list[str] | None = field(default=None, init=False)
 
@@ -95,8 +112,60 @@ class Planner:
 
     def resolver(self) -> LinkResolver:
         if self._resolver is None:
-            self._resolver = LinkResolver(self.paths())
+            dialect = self.store.dialect
+            names: dict[str, list[str]] = {}
+            known = self.known_names() if self.known_names is not None else {}
+            for path in self.paths():
+                found = [*link_names(dialect, path), *known.get(path, ())]
+                if found:
+                    names[path] = found
+            self._resolver = LinkResolver(self.paths(), names)
         return self._resolver
+
+    @property
+    def syntax(self) -> LinkSyntax:
+        """How links are spelled in this vault (Dendron: `[[alias|target]]`)."""
+        return link_syntax(self.store.dialect)
+
+    def located(self, op: Operation) -> Operation:
+        """`op` with its paths as files of the vault's dialect.
+
+        An agent names a place in the context tree (`billing/cycle/dunning.md`); in a Logseq
+        graph that page is `pages/billing___cycle___dunning.md`, in a Dendron vault
+        `notes/billing.cycle.dunning.md`. A path that is a file already, or that names an
+        existing note, is kept; in an Obsidian or Foam vault every path is a file.
+        """
+        dialect = self.store.dialect
+        if isinstance(dialect, Obsidian | Foam):
+            return op
+
+        def locate(path: str) -> str:
+            if is_file_path(dialect, path) or self.store.stat(path) is not None:
+                return path
+            found = self.resolver().resolve(link_target(path))
+            if found is not None and found.lower() == file_for(dialect, path).lower():
+                return found  # the same page, spelled in another case
+            return file_for(dialect, path)
+
+        moved = {"path": locate(op.path), "merge_from": [locate(p) for p in op.merge_from]}
+        if moved == {"path": op.path, "merge_from": op.merge_from}:
+            return op
+        return op.model_copy(update=moved)
+
+    def spelled_path(self, path: str) -> str:
+        """How a link written by the bridge names the existing note at `path`."""
+        return spell_link(self.store.dialect, path)
+
+    def _spelled(self, target: str, source: str) -> str:
+        """A relation's inner link text as the vault's dialect spells it: the note it
+        resolves to by its page or dotted name, or the name it will have."""
+        dialect = self.store.dialect
+        if isinstance(dialect, Obsidian | Foam):
+            return target
+        link = parse_wikilink(target)  # agents write `target|alias`, whatever the vault
+        found = self.resolver().resolve(link.target, source)
+        name = spell_link(dialect, found) if found else spell_target(dialect, link.target)
+        return replace(link, target=name, syntax=self.syntax).render()[2:-2]
 
     def read(self, path: str) -> NoteFile | None:
         """The note's bytes, None when missing; unusable notes are a `PlanError`."""
@@ -123,8 +192,10 @@ class Planner:
         return PlanError(f"{op_type}: no note at `{path}`{also}; {hint}")
 
     def key_for(self, source: str) -> Callable[[str], str]:
+        syntax = self.syntax
+
         def key(target: str) -> str:
-            found = self.resolver().resolve(parse_wikilink(target).target, source)
+            found = self.resolver().resolve(parse_wikilink(target, syntax=syntax).target, source)
             return found.lower() if found else relation_key(target)
 
         return key
@@ -144,7 +215,7 @@ class Planner:
 
     def plan(self, op: Operation) -> Plan:
         """The file changes `op` makes; `PlanError` when it cannot be done."""
-        made = self._plan(op)
+        made = self._plan(self.located(op))
         limit = self.store.max_note_bytes
         for change in made.changes:
             if change.after is not None and len(change.after) > limit:
@@ -195,25 +266,39 @@ class Planner:
             return RawConcept(author=author)
         return RawConcept(spec.task, spec.changes, spec.source, spec.author or author)
 
+    def check_new(self, path: str) -> None:
+        """Refuse a new note outside the tree's `domain/topic[/subtopic]` levels (the
+        dialect's levels: Logseq namespaces, Dendron dotted names) or with an unsafe name."""
+        dialect = self.store.dialect
+        try:
+            normalise_note_path(path, new=True)
+            check_new_entry_path(tree_path(dialect, path) + NOTE_SUFFIX)
+        except ValueError as exc:
+            raise PlanError(f"{exc}") from exc
+
     def _add(self, op: Operation) -> Plan:
         try:
-            check_new_entry_path(op.path)
-        except ValueError as exc:
+            self.check_new(op.path)
+        except PlanError as exc:
             raise PlanError(f"{op.type}: {exc}") from exc
+        dialect = self.store.dialect
         entry = Entry(
-            title=op.title or stem(op.path).replace("_", " "),
+            title=op.title or stem(tree_path(dialect, op.path)).replace("_", " "),
             summary=op.summary or "",
             tags=tuple(op.tags or ()),
             status=self.draft_status,
             created=self.now,
             updated=self.now,
             author=self.author,
-            relations=tuple(relation_of(r.target, r.reason) for r in op.relations or ()),
+            relations=tuple(
+                relation_of(self._spelled(r.target, op.path), r.reason, self.syntax)
+                for r in op.relations or ()
+            ),
             raw_concept=self._raw_concept(op),
             narrative=op.narrative or "",
             snippets=tuple(Snippet(s.language, s.code) for s in op.snippets or ()),
         )
-        data = render_entry(entry).encode("utf-8")
+        data = render_new(dialect, entry, op.path, new_note_id()).encode("utf-8")
         change = FileChange(op.path, None, data, "target")
         return Plan(op, "ADD", (change,), {op.path: None}, self._notes_for(op, op.path))
 
@@ -230,7 +315,7 @@ class Planner:
             title=op.title,
             summary=op.summary,
             tags=tuple(op.tags) if op.tags is not None else None,
-            relations=_relations(op.relations or ()),
+            relations=self.relation_lines(op, op.path),
             raw_concept=self.raw_lines(op),
             narrative=op.narrative,
             snippets=tuple((s.language, s.code) for s in op.snippets) if op.snippets else None,
@@ -238,22 +323,39 @@ class Planner:
             author=self.author,
         )
         key = self.key_for(op.path)
-        if (
-            patch_entry(current.text, replace(patch, updated=None, author=None), key)
-            == current.text
+        if self.patched(current.text, replace(patch, updated=None, author=None), key, op.path) == (
+            current.text
         ):
             # Nothing but the timestamp would change: no write, so no mtime or sync churn.
             change = FileChange(op.path, current.data, current.data, "target")
         else:
-            data = patch_entry(current.text, patch, key).encode("utf-8")
+            data = self.patched(current.text, patch, key, op.path).encode("utf-8")
             change = FileChange(op.path, current.data, data, "target")
         return Plan(op, "UPDATE", (change,), {op.path: current.hash}, self._notes_for(op, op.path))
+
+    def relation_lines(self, op: Operation, source: str) -> tuple[RelationLine, ...]:
+        """The operation's relations as lines to write, spelled in the vault's dialect."""
+        return tuple(
+            RelationLine(self._spelled(r.target, source), r.reason, self.syntax)
+            for r in op.relations or ()
+        )
+
+    def patched(self, text: str, patch: EntryPatch, key: Callable[[str], str], path: str) -> str:
+        """`text` with `patch` applied as the vault's dialect writes it."""
+        try:
+            return patch_note(self.store.dialect, text, patch, key, path)
+        except FrontmatterError as exc:
+            raise PlanError(f"`{path}`: {exc}; the bridge does not write it") from exc
+
+    def rendered(self, entry: Entry, path: str) -> bytes:
+        """A new entry at `path` as the vault's dialect writes it."""
+        return render_new(self.store.dialect, entry, path, new_note_id()).encode("utf-8")
 
     def _merge(self, op: Operation, current: NoteFile | None) -> Plan:
         if current is None:  # merging into a new note: the rules for new names apply
             try:
-                check_new_entry_path(op.path)
-            except ValueError as exc:
+                self.check_new(op.path)
+            except PlanError as exc:
                 raise PlanError(f"MERGE: {exc}") from exc
         sources: list[tuple[NoteFile, Note]] = []
         for path in op.merge_from:
@@ -274,8 +376,10 @@ class Planner:
         moved = {p: op.path for p in gone}
         text = merged_text.decode("utf-8")
         resolve = self._resolve_from(op.path)
-        text = drop_relations(text, lambda target: resolve(target) in gone | {op.path})
-        rewritten = rewrite_links(text, resolve, moved, self._spell(gone, op.path))
+        drop = {*gone, op.path}
+        text = drop_relations(text, lambda target: resolve(target) in drop, self.syntax)
+        spell = self._spell(gone, op.path)
+        rewritten = rewrite_links(text, resolve, moved, spell, self.syntax)
         changes[0] = FileChange(op.path, changes[0].before, rewritten.encode("utf-8"), "target")
         return Plan(op, "MERGE", tuple(changes), bases, self._notes_for(op, op.path))
 
@@ -286,6 +390,9 @@ class Planner:
         return lambda target: resolver.resolve(target, source)
 
     def _spell(self, gone: set[str], new_path: str) -> Callable[[WikiLink, str], str]:
+        dialect = self.store.dialect
+        if not isinstance(dialect, Obsidian | Foam):
+            return lambda link, path: spell_link(dialect, path)  # a page or dotted name
         after = LinkResolver([p for p in self.paths() if p not in gone] + [new_path])
 
         def spell(link: WikiLink, path: str) -> str:
@@ -298,7 +405,10 @@ class Planner:
     def _link_changes(self, new_path: str, gone: set[str], skip: set[str]) -> list[FileChange]:
         """Every other note whose links resolve to a removed note, rewritten to `new_path`."""
         moves = {p: new_path for p in gone}
+        dialect = self.store.dialect
         names = {stem(p).lower() for p in gone}
+        names |= {page_name(dialect, p).lower().rsplit("/", 1)[-1] for p in gone}
+        names |= {name for p in gone for name in self.resolver().names_of(p)}
         spell = self._spell(gone, new_path)
         changes = []
         for path in self.paths():
@@ -313,7 +423,8 @@ class Planner:
                 continue
             if not file.parse().writable:
                 continue  # never write a note a human must fix first; its links stay
-            text = rewrite_links(file.text, self._resolve_from(path), moves, spell)
+            resolve = self._resolve_from(path)
+            text = rewrite_links(file.text, resolve, moves, spell, self.syntax)
             if text != file.text:
                 changes.append(FileChange(path, file.data, text.encode("utf-8"), "link"))
         return changes

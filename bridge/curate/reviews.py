@@ -140,7 +140,7 @@ class ReviewService:
                     undone.append(f"`{snap.path}` was restored as it was before")
                     if snap.path == review.path:
                         text = snap.before.decode("utf-8", "replace")
-                        status = parse_note(snap.path, text).entry.status
+                        status = parse_note(snap.path, text, ex.store.dialect).entry.status
                         ex.lifecycle.record_update(snap.path, status, now, HUMAN)
             self._decide(review, "rejected", by, reason)
             message = f"vault-bridge: review {review_id} rejected by {by}: {reason}\n"
