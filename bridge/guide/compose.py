@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bridge.core.dialect import OBSIDIAN, Dialect, describe, tree_path
 from bridge.core.lifecycle import DEFAULT, LifecycleParams
 from bridge.core.maturity import DEFAULT_STATUS_NAMES, Maturity, StatusMapping
-from bridge.core.paths import parent
+from bridge.core.paths import NOTE_SUFFIX, parent
 from bridge.core.review_policy import ReviewPolicy
 from bridge.guide.conventions import conventions
-from bridge.guide.example import BUILT_IN_PATH, BUILT_IN_WHY, RULE, built_in_example
-from bridge.guide.models import ExampleEntry, FolderCount, Guide, Outline, TopEntry
+from bridge.guide.dialect import SAMPLE_RULE, dialect_rules
+from bridge.guide.example import BUILT_IN_WHY, RULE, built_in_example, built_in_path
+from bridge.guide.models import DialectGuide, ExampleEntry, FolderCount, Guide, Outline, TopEntry
 
 TOP_ENTRIES = 10
 OUTLINE_DEPTH = 3
@@ -58,6 +60,9 @@ class GuideFacts:
     exclude: Sequence[str] = ()
     max_note_bytes: int = 8 * 1024 * 1024
     top: int = TOP_ENTRIES
+    dialect: Dialect = OBSIDIAN
+    # A real note showing the dialect's conventions (`dialect.sample_flaws` found none).
+    dialect_sample: VaultExample | None = None
 
 
 def rank(notes: Iterable[NoteFact]) -> list[NoteFact]:
@@ -111,7 +116,9 @@ def outline(
 
 def compose_guide(facts: GuideFacts) -> Guide:
     """The guide of a vault described by `facts`."""
-    tree = outline(n.path for n in facts.notes)
+    dialect = facts.dialect
+    # The outline shows the tree's levels: folders, namespaces or dotted names.
+    tree = outline(tree_path(dialect, n.path) + NOTE_SUFFIX for n in facts.notes)
     domains = [f for f in tree.folders if f.depth == 1][:DOMAINS_SHOWN]
     mapping = StatusMapping(facts.status_names)
     if facts.example is not None:
@@ -121,10 +128,19 @@ def compose_guide(facts: GuideFacts) -> Guide:
     else:
         example = ExampleEntry(
             source="built_in",
-            path=BUILT_IN_PATH,
+            path=built_in_path(dialect),
             why=BUILT_IN_WHY,
-            text=built_in_example(mapping),
+            text=built_in_example(mapping, dialect),
         )
+    sample = facts.dialect_sample
+    dialect_guide = DialectGuide(
+        name=dialect.name,
+        described=describe(dialect),
+        rules=dialect_rules(dialect),
+        sample=None
+        if sample is None
+        else ExampleEntry(source="vault", path=sample.path, why=SAMPLE_RULE, text=sample.text),
+    )
     top = [
         TopEntry(
             path=n.path,
@@ -146,6 +162,7 @@ def compose_guide(facts: GuideFacts) -> Guide:
             facts.max_note_bytes,
             domains,
         ),
+        dialect=dialect_guide,
         example=example,
         outline=tree,
         top=top,

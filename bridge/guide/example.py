@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol, TypeVar
 
+from bridge.core.dialect import OBSIDIAN, Dialect, Foam, Logseq, Obsidian, file_for, tree_path
+from bridge.core.dialect_write import render_new, spell_target
 from bridge.core.entry import Entry, RawConcept, Relation, Snippet, parse_note, render_entry
 from bridge.core.maturity import Maturity, StatusMapping
+from bridge.core.note_fields import summary_key
 from bridge.core.operations import INDEX_NAME, MAX_FOLDERS, MIN_FOLDERS
 
 EXAMPLE_MAX_CHARS = 2500
@@ -28,6 +32,7 @@ RULE = (
 )
 
 BUILT_IN_PATH = "product/pricing/seat_minimum.md"
+BUILT_IN_ID = "k3x9m2q7v1w8z4n6p0r5t2y"  # a Dendron id, as Dendron makes them
 BUILT_IN_WHY = (
     "no note of this vault is a complete entry yet; this is how the bridge writes one for an ADD"
 )
@@ -55,15 +60,18 @@ def example_order(notes: Sequence[T]) -> list[T]:
     return sorted(notes, key=lambda n: (-round(n.importance, 1), n.size, n.path))
 
 
-def example_flaws(path: str, text: str, mapping: StatusMapping) -> list[str]:
+def example_flaws(
+    path: str, text: str, mapping: StatusMapping, dialect: Dialect = OBSIDIAN
+) -> list[str]:
     """Why the note at `path` is not a good example; empty when it is one."""
-    note = parse_note(path, text)
+    note = parse_note(path, text, dialect)
     flaws = [p.message for p in note.problems]
     meta = note.frontmatter
-    if not str(meta.get("title") or "").strip():
+    # A Logseq page is named by its file; the other dialects name an entry by `title`.
+    if not isinstance(dialect, Logseq) and not str(meta.get("title") or "").strip():
         flaws.append("no `title` in the frontmatter")
     if not note.entry.summary:
-        flaws.append("no `summary`")
+        flaws.append(f"no `{summary_key(dialect)}`")
     if mapping.maturity_for(note.entry.status) is None:
         flaws.append("no known `status`")
     if not note.entry.relations:
@@ -72,7 +80,7 @@ def example_flaws(path: str, text: str, mapping: StatusMapping) -> list[str]:
         flaws.append("an empty `## Raw Concept`")
     if not note.entry.narrative:
         flaws.append("an empty `## Narrative`")
-    folders = path.count("/")
+    folders = tree_path(dialect, path).count("/")
     if path.rsplit("/", 1)[-1].lower() == INDEX_NAME or not MIN_FOLDERS <= folders <= MAX_FOLDERS:
         flaws.append("not at domain/topic[/subtopic]/entry.md")
     if len(text) > EXAMPLE_MAX_CHARS:
@@ -80,8 +88,9 @@ def example_flaws(path: str, text: str, mapping: StatusMapping) -> list[str]:
     return flaws
 
 
-def built_in_example(mapping: StatusMapping) -> str:
-    """The fallback example: a complete entry as an agent's ADD would create it."""
+def built_in_example(mapping: StatusMapping, dialect: Dialect = OBSIDIAN) -> str:
+    """The fallback example: a complete entry as an agent's ADD would create it in a vault
+    of this dialect."""
     at = dt.datetime(2026, 11, 20, 16, 40, tzinfo=dt.UTC)
     entry = Entry(
         title="Seat minimum",
@@ -108,4 +117,13 @@ def built_in_example(mapping: StatusMapping) -> str:
         ),
         snippets=(Snippet("python", "billed_seats = max(len(members), SEAT_MINIMUM)"),),
     )
-    return render_entry(entry)
+    if isinstance(dialect, Obsidian | Foam):
+        return render_entry(entry)
+    spelled = tuple(replace(r, target=spell_target(dialect, r.target)) for r in entry.relations)
+    path = file_for(dialect, BUILT_IN_PATH)
+    return render_new(dialect, replace(entry, relations=spelled), path, BUILT_IN_ID)
+
+
+def built_in_path(dialect: Dialect) -> str:
+    """Where the built-in example would be written in a vault of this dialect."""
+    return file_for(dialect, BUILT_IN_PATH)

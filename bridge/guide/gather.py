@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Protocol
 
+from bridge.core.dialect import Obsidian
 from bridge.core.paths import stem
 from bridge.guide.compose import (
     TOP_ENTRIES,
@@ -21,6 +22,7 @@ from bridge.guide.compose import (
     compose_guide,
     rank,
 )
+from bridge.guide.dialect import SAMPLE_MAX_CHARS, sample_flaws
 from bridge.guide.example import EXAMPLE_MAX_CHARS, example_flaws, example_order
 from bridge.guide.models import Guide
 from bridge.index.manifest import NoteRecord
@@ -74,11 +76,27 @@ def _read(bridge: Served, path: str) -> NoteFile | None:
 def find_example(bridge: Served, notes: list[NoteFact]) -> VaultExample | None:
     """The best-formed entry of the vault (`example.RULE`), or None."""
     mapping = bridge.settings.status_mapping
+    dialect = bridge.store.dialect
     for note in example_order(notes)[:EXAMPLE_READS]:
         if note.size > 4 * EXAMPLE_MAX_CHARS:  # UTF-8: at most 4 bytes a character
             continue
         file = _read(bridge, note.path)
-        if file is not None and not example_flaws(note.path, file.text, mapping):
+        if file is not None and not example_flaws(note.path, file.text, mapping, dialect):
+            return VaultExample(note.path, file.text)
+    return None
+
+
+def find_sample(bridge: Served, notes: list[NoteFact]) -> VaultExample | None:
+    """A real note that shows the vault's dialect (`dialect.SAMPLE_RULE`), or None; none
+    for an Obsidian vault, whose format the entry example shows."""
+    dialect = bridge.store.dialect
+    if isinstance(dialect, Obsidian):
+        return None
+    for note in example_order(notes)[:EXAMPLE_READS]:
+        if note.size > 4 * SAMPLE_MAX_CHARS:
+            continue
+        file = _read(bridge, note.path)
+        if file is not None and not sample_flaws(dialect, note.path, file.text):
             return VaultExample(note.path, file.text)
     return None
 
@@ -113,5 +131,7 @@ def gather_guide(
         exclude=tuple(settings.exclude),
         max_note_bytes=settings.max_note_bytes,
         top=top,
+        dialect=bridge.store.dialect,
+        dialect_sample=find_sample(bridge, notes),
     )
     return compose_guide(facts)

@@ -104,12 +104,24 @@ class TopEntry(BaseModel):
     importance: float
 
 
+class DialectGuide(BaseModel):
+    """Which tool's conventions the vault follows, and a real note that shows them."""
+
+    name: str = Field(description="`obsidian`, `logseq`, `dendron` or `foam`")
+    described: str = Field(description="The dialect with its configuration")
+    rules: list[str] = Field(description="How notes are written in it, as the bridge writes them")
+    sample: ExampleEntry | None = Field(
+        None, description="A real note of the vault in its dialect (None: none fits)"
+    )
+
+
 class Guide(BaseModel):
     """Everything an agent should read before it curates this vault."""
 
     vault: str = Field(description="The vault folder's name")
     notes: int
     conventions: Conventions
+    dialect: DialectGuide
     example: ExampleEntry
     outline: Outline
     top: list[TopEntry] = Field(description="The most important notes, most important first")

@@ -51,6 +51,22 @@ def render_outline(outline: Outline) -> list[str]:
     return lines
 
 
+def _sample(guide: Guide) -> list[str]:
+    sample = guide.dialect.sample
+    if sample is None:
+        return []
+    fence = _fence(sample.text)
+    return [
+        "",
+        f"### A note of this vault: `{sample.path}`",
+        f"Chosen as {sample.why}.",
+        "",
+        f"{fence}markdown",
+        sample.text.rstrip("\n"),
+        fence,
+    ]
+
+
 def render_guide(guide: Guide) -> str:
     """The whole guide as one Markdown document."""
     c = guide.conventions
@@ -67,6 +83,12 @@ def render_guide(guide: Guide) -> str:
         "- After a decision, a fix or a learned fact: `memory_curate` with operations; each "
         "result is `applied`, `pending_review` or `failed` (fix the reason and resend).",
         *(f"- {line}" for line in c.uses),
+        "",
+        f"## This vault's dialect: {guide.dialect.name}",
+        "You send the same operations to any vault; the bridge writes them the way this "
+        "vault's tool writes its own notes, and never converts a person's note.",
+        *(f"- {line}" for line in guide.dialect.rules),
+        *_sample(guide),
         "",
         "## Entry format",
         "One entry is one file: frontmatter, a `# Title` and four sections. You send fields in "
