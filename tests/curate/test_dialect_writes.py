@@ -308,3 +308,28 @@ def test_a_logseq_dialect_reads_the_written_page_like_logseq(vaults: Any) -> Non
     run(bridge, add_op("ops/oncall/rota.md", title="On-call rota", narrative="Weekly."))
     found = bridge.engine.search("on-call rota")
     assert found.sources and found.sources[0].path == "pages/ops___oncall___rota.md"
+
+
+def test_a_logseq_page_with_yaml_frontmatter_keeps_it(vaults: Any) -> None:
+    bridge = vaults("logseq")
+    page = bridge.store.root / "pages" / "Deploy.md"
+    page.write_text("---\ntags: [ops]\n---\n" + page.read_text())
+    bridge.sync()
+    result = run(bridge, {"type": "UPDATE", "path": "pages/Deploy.md", "summary": "Tuesdays."})
+    bridge.reviews.approve(result.results[0].review_id or 0)
+    text = page.read_text()
+    assert text.startswith("---\ntags: [ops]\ndescription: Tuesdays.\n")  # not converted
+    assert "description::" not in text
+    assert read(bridge, "pages/Deploy.md").entry.summary == "Tuesdays."
+
+
+def test_the_decay_job_writes_a_dendron_status_and_keeps_epoch_dates(vaults: Any) -> None:
+    bridge = vaults("dendron")
+    path = "notes/proj.auth.jwt.md"
+    before = (bridge.store.root / path).read_bytes()
+    for _ in range(12):
+        bridge.lifecycle.record_access({path: "stable"}, dt.datetime.now(dt.UTC))
+    report = bridge.decay(dt.datetime.now(dt.UTC))
+    assert [(t.path, t.to_status) for t in report.transitions] == [(path, "core")]
+    after = (bridge.store.root / path).read_bytes()
+    assert after == before.replace(b"status: stable\n", b"status: core\n")
