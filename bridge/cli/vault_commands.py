@@ -24,6 +24,7 @@ from bridge.cli.app import (
 )
 from bridge.cli.problem_report import doctor_json, doctor_table, problem_sentence
 from bridge.cli.running import running
+from bridge.core.dialect import describe
 from bridge.install.template import copy_template, template_dir
 from bridge.install.vault_links import OutsideVaultError
 from bridge.obsidian_plugin import install_plugin
@@ -93,6 +94,7 @@ def _status_table(settings: Settings, report: VaultReport) -> Table:
         table.add_row(_STATUS_LABELS.get(key, key.replace("_", " ")), str(value))
     table.add_row("state dir", str(settings.state_path))
     table.add_row("vault chosen by", escape(settings.vault_rule))
+    table.add_row("dialect", escape(describe(report.dialect)))
     semantic = _semantic(settings)
     if semantic["state"] == "off":
         table.add_row("dense channel", "off")
@@ -128,6 +130,7 @@ def status(
             {
                 "vault": str(settings.vault_path),
                 "vault_chosen_by": settings.vault_rule,
+                "dialect": report.dialect.name,
                 "state_dir": str(settings.state_path),
                 **report.summary(),
                 "semantic": _semantic(settings),

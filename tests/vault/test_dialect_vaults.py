@@ -4,11 +4,13 @@ each tool shows them: detection, titles, aliases, tags, summaries, links, the to
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from bridge.cli import main
 from bridge.core.dialect import Dendron, Foam, Logseq, Obsidian
 from bridge.settings import Settings
 from bridge.vault.dialects import detect, load_dialect
@@ -158,3 +160,26 @@ def test_reading_a_vault_changes_no_byte(tmp_path: Path, name: str) -> None:
     before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()}
     scan(vault)
     assert {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [
+        ("logseq", {"notes": 5, "unresolved_links": 0, "problem_notes": 0, "folders": 2}),
+        ("dendron", {"notes": 6, "unresolved_links": 1, "problem_notes": 0, "folders": 2}),
+        ("foam", {"notes": 5, "unresolved_links": 1, "problem_notes": 0, "folders": 2}),
+    ],
+)
+def test_status_and_doctor_name_the_dialect_and_count_as_the_tool_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, counts: dict[str, int]
+) -> None:
+    vault = copy_of(tmp_path, name)
+    state = str(tmp_path / "state")
+    assert main(["status", "--vault", str(vault), "--state-dir", state, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dialect"] == name
+    assert {k: out[k] for k in counts} == counts
+    code = main(["doctor", "--vault", str(vault), "--state-dir", state, "--json"])
+    doctor = json.loads(capsys.readouterr().out)
+    assert code == (1 if counts["unresolved_links"] else 0)
+    assert all(not n["problems"] for n in doctor["notes"])  # every note is a valid one
