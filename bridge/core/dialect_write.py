@@ -71,10 +71,7 @@ def _logseq_value(value: object) -> object:
     return value
 
 
-PropertyEdit = Callable[[str, str, object], str]
-
-
-def property_editor(dialect: Dialect) -> PropertyEdit:
+def property_editor(dialect: Dialect) -> Callable[[str, str, object], str]:
     """`set_property_text` for one dialect, as a function of (text, key, value)."""
     return lambda text, key, value: set_property_text(dialect, text, key, value)
 

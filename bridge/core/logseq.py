@@ -23,11 +23,8 @@ from bridge.core.markdown import Block, Heading, Structure
 _PROPERTY = re.compile(r"^[ \t]*([A-Za-z0-9_][A-Za-z0-9_\-./]*)::(?:[ \t]+(.*?))?[ \t]*$")
 _BULLET = re.compile(r"^([ \t]*)[-*+](?:[ \t]+|$)")
 _HEADING_BLOCK = re.compile(r"^[ \t]*[-*+][ \t]+(#{1,6})[ \t]+(.*?)[ \t]*$")
-_PAGE_REF = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 # Properties Logseq writes for itself on a block: noise in an excerpt.
 TOOL_BLOCK_PROPERTIES = frozenset({"id", "collapsed", "heading"})
-# Properties whose comma-separated values are page names (Logseq's built-in ones).
-LIST_PROPERTIES = frozenset({"alias", "tags"})
 
 
 @dataclass(frozen=True)
@@ -107,11 +104,6 @@ def split_list(value: str) -> tuple[str, ...]:
         if name.strip():
             names.append(name.strip())
     return tuple(names)
-
-
-def page_refs(value: str) -> list[str]:
-    """The `[[Page]]` references inside a property value."""
-    return [m.group(1).strip() for m in _PAGE_REF.finditer(value) if m.group(1).strip()]
 
 
 # -- the outline ------------------------------------------------------------------------------

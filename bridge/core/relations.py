@@ -74,6 +74,7 @@ def parse_wikilink(
     alias: str | None = None
     if "|" in inner and syntax == "dendron":
         alias, inner = inner.split("|", 1)
+        inner = inner.lstrip()  # `[[label | target]]`: Dendron reads the target trimmed
     elif "|" in inner:
         inner, alias = inner.split("|", 1)
         inner = inner.rstrip("\\")  # `\|` is how a link escapes its pipe inside a table

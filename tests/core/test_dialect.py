@@ -201,3 +201,5 @@ def test_the_resolver_finds_names_and_dendron_patterns() -> None:
     assert "login sessions" in resolver.names_of("pages/auth___sessions.md")
     link = parse_wikilink("alias|a.b#h", syntax="dendron")
     assert (link.target, link.alias, link.heading) == ("a.b", "alias", "h")
+    spaced = parse_wikilink("Add vault | dendron://site/a.b#add", syntax="dendron")
+    assert (spaced.target, spaced.vault, spaced.heading) == ("a.b", "dendron://site/", "add")
