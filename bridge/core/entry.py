@@ -9,15 +9,15 @@ lifecycle frontmatter. `parse_note` never fails; what it could not understand be
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bridge.core import frontmatter as fm
 from bridge.core import logseq
-from bridge.core.dialect import OBSIDIAN, Dendron, Dialect, Foam, Logseq
-from bridge.core.markdown import Block, Heading, Structure, parse_structure
+from bridge.core.dialect import OBSIDIAN, Dialect, Logseq
+from bridge.core.dialect_read import note_links, note_structure, outline_section
+from bridge.core.markdown import Block, Heading
 from bridge.core.note_fields import (
     as_datetime,
     date_keys,
@@ -27,13 +27,7 @@ from bridge.core.note_fields import (
 )
 from bridge.core.note_fields import text as text_value
 from bridge.core.properties import read as read_properties
-from bridge.core.relations import (
-    LinkSyntax,
-    WikiLink,
-    find_wikilinks,
-    links_in_blocks,
-    links_in_frontmatter,
-)
+from bridge.core.relations import LinkSyntax, WikiLink
 
 ProblemCode = Literal[
     "malformed_frontmatter",
@@ -362,75 +356,19 @@ def read_note_properties(path: str, text: str, dialect: Dialect = OBSIDIAN) -> P
     return Properties(meta, body, body_line, tuple(problems), dialect)
 
 
-def link_syntax(dialect: Dialect) -> LinkSyntax:
-    """How the dialect orders a link's parts (Dendron: `[[alias|target]]`)."""
-    return "dendron" if isinstance(dialect, Dendron) else "obsidian"
-
-
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]+\S")
-
-
-def _structure(dialect: Dialect, body: str) -> Structure:
-    """Headings and blocks as the tool sees them: a Logseq page is an outline, and Foam's
-    link reference definitions (`[label]: target "Title"`, written for other Markdown tools)
-    are no text of the note."""
-    structure = parse_structure(body)
-    if isinstance(dialect, Logseq):
-        return logseq.outline_structure(structure, body.split("\n"))
-    if isinstance(dialect, Foam):
-        blocks = tuple(
-            b
-            for b in structure.blocks
-            if not all(_LINK_DEFINITION.match(line) for line in b.text.split("\n"))
-        )
-        return Structure(structure.headings, blocks, structure.line_count)
-    return structure
-
-
-def _narrative(dialect: Dialect, body_lines: list[str], headings: tuple[Heading, ...]) -> str:
-    if not isinstance(dialect, Logseq):
-        return _section_text(body_lines, headings, "narrative")
-    for heading in headings:
-        if heading.text.strip().lower() == "narrative":
-            start, end = logseq.section_lines(body_lines, heading.line)
-            return logseq.outline_markdown(body_lines[start:end])
-    return ""
-
-
-def _property_links(dialect: Dialect, meta: dict[str, Any]) -> list[WikiLink]:
-    """Links in properties: frontmatter `related:`; any `[[Page]]` in a Logseq property (but
-    `alias::` and `title::`, which name the page itself)."""
-    syntax = link_syntax(dialect)
-    links = links_in_frontmatter(meta["related"], syntax) if "related" in meta else []
-    if isinstance(dialect, Logseq):
-        for key, value in meta.items():
-            if key not in {"alias", "title", "related"} and isinstance(value, str):
-                links += find_wikilinks(value, origin="frontmatter")
-    return links
-
-
-def _other_vault(dialect: Dendron, link: WikiLink) -> WikiLink:
-    """A link into a vault this workspace does not hold keeps `dendron://name/` in its target,
-    so it resolves to nothing (Dendron cannot open it either) rather than to a namesake."""
-    name = link.vault.removeprefix("dendron://").rstrip("/")
-    if not link.vault or not dialect.vault_names or name in dialect.vault_names:
-        return link
-    return replace(link, target=link.vault + link.target, vault="")
-
-
 def parse_note(path: str, text: str, dialect: Dialect = OBSIDIAN) -> Note:
     """Understand any note, as its dialect's tool does. Never raises; problems are returned
     on the note."""
     props = read_note_properties(path, text, dialect)
     meta, body, body_line = props.meta, props.body, props.body_line
-    structure = _structure(dialect, body)
+    structure = note_structure(dialect, body)
     body_lines = body.split("\n")
     h1 = next((h.text for h in structure.headings if h.level == 1 and h.text), None)
     fields = read_fields(dialect, path, meta, h1)
-    links = links_in_blocks(structure.blocks, syntax=link_syntax(dialect))
-    links += _property_links(dialect, meta)
-    if isinstance(dialect, Dendron):
-        links = [_other_vault(dialect, link) for link in links]
+    links = note_links(dialect, structure.blocks, meta)
+    narrative = outline_section(dialect, body_lines, structure.headings, "narrative")
+    if narrative is None:
+        narrative = _section_text(body_lines, structure.headings, "narrative")
 
     relations = tuple(
         Relation(link.target, link.reason, link.alias, link.heading, link.block)
@@ -448,7 +386,7 @@ def parse_note(path: str, text: str, dialect: Dialect = OBSIDIAN) -> Note:
         author=text_value(meta.get("author")) or None,
         relations=relations,
         raw_concept=_raw_concept(_section_blocks(structure.blocks, "raw concept")),
-        narrative=_narrative(dialect, body_lines, structure.headings),
+        narrative=narrative,
         snippets=_snippets(_section_blocks(structure.blocks, "snippets"), outline),
         extra={k: v for k, v in meta.items() if k not in _known_keys(dialect)},
     )

@@ -24,8 +24,9 @@ from bridge.core.dialect import (
     page_name,
     tree_path,
 )
+from bridge.core.dialect_read import link_syntax
 from bridge.core.dialect_write import patch_note, render_new, spell_link, spell_target
-from bridge.core.entry import Entry, Note, RawConcept, Snippet, link_syntax
+from bridge.core.entry import Entry, Note, RawConcept, Snippet
 from bridge.core.entry_edit import (
     EntryPatch,
     RelationLine,
