@@ -50,15 +50,19 @@ INDENT = "\t"
 
 
 def _block(depth: int, text: str) -> list[str]:
-    """A block at `depth`: its first line after the bullet, the rest as its continuation."""
+    """A block at `depth`: its first line after the bullet, the rest as its continuation.
+
+    A blank line inside a block keeps the block's indentation, as Logseq writes it: an empty
+    line would end the block (and split a code block in two)."""
     first, *rest = text.split("\n")
     pad = INDENT * depth
-    return [f"{pad}- {first}".rstrip(), *(f"{pad}  {line}".rstrip() for line in rest)]
+    return [f"{pad}- {first}".rstrip(), *(f"{pad}  {line}" for line in rest)]
 
 
 def markdown_blocks(text: str, depth: int = 1) -> list[str]:
     """Markdown as Logseq blocks at `depth`: each paragraph a block, each list item a block
-    nested by its indentation, a fenced code block one block, a heading a heading block."""
+    nested by its indentation, a fenced code block one block (a `### heading` line becomes
+    a heading block)."""
     blocks: list[tuple[int, list[str]]] = []
     fence: str | None = None
     current: list[str] | None = None
