@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import edn_format
 import yaml
 
 from bridge.core.dialect import (
@@ -75,6 +74,8 @@ def _read(path: Path) -> str | None:
 def _edn(text: str, path: Path) -> dict[str, Any]:
     """The top-level map of an EDN file, keys as plain strings (`:file/name-format` ->
     `file/name-format`)."""
+    import edn_format  # only for a Logseq graph: the parser takes 70 ms to import
+
     try:
         data = edn_format.loads(text)
     except Exception as exc:  # the parser raises its own errors and plain ones alike
