@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from bridge.core.paths import parent
+from bridge.core.dialect import OBSIDIAN, Dialect, tree_parent
 from bridge.core.relations import LinkResolver, edges, wikilink_to_agent
 from bridge.core.text import normalise_query
 from bridge.index.analysis import query_terms
@@ -47,15 +47,20 @@ class CurationContext:
         return "\n\n".join(r.text for r in self.related)
 
 
-def tree_outline(index: SearchIndex, max_lines: int = OUTLINE_MAX_LINES) -> str:
-    """Folders (indented) with the titles of their notes; cut at `max_lines` for huge vaults."""
+def tree_outline(
+    index: SearchIndex, max_lines: int = OUTLINE_MAX_LINES, dialect: Dialect = OBSIDIAN
+) -> str:
+    """Folders (indented) with the titles of their notes; cut at `max_lines` for huge vaults.
+
+    The folders are the tree's levels in the vault's dialect (a Dendron vault's dotted names,
+    a Logseq graph's namespaces)."""
     paths = index.paths()
     stamps = {p: index.stamp(p) for p in paths}
     records = index.records([s.nid for s in stamps.values() if s is not None])
     titles: dict[str, list[str]] = defaultdict(list)
     for path, stamp in stamps.items():
         rec = records.get(stamp.nid) if stamp is not None else None
-        titles[parent(path)].append(f"{rec.title if rec else path} (@{path})")
+        titles[tree_parent(dialect, path)].append(f"{rec.title if rec else path} (@{path})")
     folders = set()
     for folder in titles:
         parts = folder.split("/") if folder else []
@@ -126,4 +131,5 @@ def related_entries(
 
 def build_context(engine: QueryEngine, store: VaultStore, content: str) -> CurationContext:
     """Outline and related entries for curating `content`."""
-    return CurationContext(tree_outline(engine.index), related_entries(engine, store, content))
+    outline = tree_outline(engine.index, dialect=store.dialect)
+    return CurationContext(outline, related_entries(engine, store, content))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bridge.core.paths import UnsafePathError, normalise_note_path, parent
+from bridge.core.dialect import tree_path
+from bridge.core.paths import NOTE_SUFFIX, UnsafePathError, normalise_note_path, parent
 from bridge.core.relations import LinkResolver, edges, wikilink_to_agent
 from bridge.core.text import normalise_query
 from bridge.index.analysis import query_terms
@@ -125,13 +126,15 @@ class MemoryTools:
             return str(exc)
         prefix = f"{scope}/" if scope else ""
         notes, folders = [], set()
+        dialect = self.store.dialect  # its tree: folders, namespaces or dotted names
         for path in self.engine.index.paths():
-            if not path.startswith(prefix):
+            place = tree_path(dialect, path) + NOTE_SUFFIX
+            if not place.startswith(prefix):
                 continue
-            rest = path[len(prefix) :]
+            rest = place[len(prefix) :]
             if "/" in rest:
                 folders.add(rest.split("/", 1)[0] + "/")
-            elif parent(path) == (scope or ""):
+            elif parent(place) == (scope or ""):
                 notes.append(f"@{path}")
         items = sorted(folders) + sorted(notes)
         if not items:

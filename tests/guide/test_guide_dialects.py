@@ -55,3 +55,23 @@ def test_the_guide_of_a_dendron_vault_uses_its_dotted_tree(tmp_path: Path) -> No
     assert parse_note(example.path, example.text).frontmatter["id"]
     folders = {(f.path, f.notes) for f in guide.outline.folders}
     assert ("proj", 4) in folders and ("proj/auth", 2) in folders
+
+
+def test_the_llm_sees_a_dendron_vault_as_its_dotted_tree(tmp_path: Path) -> None:
+    from bridge.llm.context import tree_outline
+    from bridge.llm.tools import MemoryTools
+
+    bridge = open_bridge(Settings(vault=copy_of(tmp_path, "dendron"), state_dir=tmp_path / "s"))
+    try:
+        bridge.sync()
+        tools = MemoryTools(bridge.engine, bridge.store)
+        # `proj.auth.md` is a note of `proj` and the level `auth/` below it, as in Dendron.
+        listed = "auth/\n@notes/proj.auth.md\n@notes/proj.billing.md"
+        assert tools.list_folder("proj") == listed
+        assert tools.list_folder("proj/auth") == (
+            "@notes/proj.auth.jwt.md\n@notes/proj.auth.keys.md"
+        )
+        outline = tree_outline(bridge.index, dialect=bridge.store.dialect)
+        assert "proj/\n" in outline and "  auth/\n" in outline
+    finally:
+        bridge.close()
