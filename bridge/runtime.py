@@ -223,12 +223,8 @@ def engine_params(settings: Settings) -> EngineParams:
     )
     dense = DenseParams(
         block_weight=settings.dense_block_weight,
-        share_exact=settings.dense_share_exact,
-        share_vague=settings.dense_share_vague,
         depth=settings.dense_depth,
         other_language=settings.dense_other_language,
-        leaders=settings.dense_leaders,
-        lead_margin=settings.dense_lead_margin,
     )
     return EngineParams(
         entry_limit=settings.query_entry_limit,
@@ -237,7 +233,6 @@ def engine_params(settings: Settings) -> EngineParams:
         default_budget=settings.query_budget_words,
         llm_budget_words=settings.query_llm_budget_words,
         answer_words=settings.query_answer_words,
-        answer_second_note=settings.query_answer_second_note,
         ranking=RankingParams(**values),
         tiers=tiers,
         cache_size=settings.cache_size,

@@ -251,10 +251,7 @@ class Settings(BaseSettings):
     # from every answer (LoCoMo dev recall @500: 9.4%, lexical-only 13.4%).
     rank_speaker_boost: float = Field(default=1.6, ge=1)
     rank_relations_block_weight: float = Field(default=0.5, ge=0)
-    rank_relation_factor: float = Field(default=0.5, ge=0, le=1)
     rank_relation_sources: int = Field(default=3, ge=0, le=100)
-    rank_cutoff: float = Field(default=0.7, ge=0, le=1)
-    rank_title_boost: float = Field(default=0.5, ge=0)
     tier_direct_min: float = Field(default=0.85, ge=0, le=1)
     tier_direct_sure: float = Field(default=0.93, ge=0, le=1)
     tier_direct_gap: float = Field(default=0.08, ge=0, le=1)
@@ -278,7 +275,6 @@ class Settings(BaseSettings):
     query_budget_words: int = Field(default=500, ge=10, le=100_000)
     query_llm_budget_words: int = Field(default=1500, ge=10, le=100_000)
     query_answer_words: int = Field(default=120, ge=10, le=100_000)
-    query_answer_second_note: float = Field(default=0.9, ge=0, le=1)
     cache_size: int = Field(default=1024, ge=0)
     cache_fuzzy_jaccard: float = Field(default=0.6, gt=0, le=1)
 
@@ -319,13 +315,9 @@ class Settings(BaseSettings):
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
     dense_block_weight: float = Field(default=0.6, ge=0)
-    dense_share_exact: float = Field(default=0.35, ge=0, le=1)
-    dense_share_vague: float = Field(default=0.8, ge=0, le=1)
     dense_depth: int = Field(default=100, ge=1, le=10_000)
     dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
-    dense_leaders: int = Field(default=2, ge=0, le=10)
-    dense_lead_margin: float = Field(default=0.1, ge=0)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
 

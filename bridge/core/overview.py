@@ -16,7 +16,7 @@ block) is refused rather than guessed at.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -376,3 +376,32 @@ def replace_region(text: str, region: str) -> str | None:
         lines.pop()
     content = "".join(line + span.eol for line in lines)
     return text[: span.start] + content + text[span.end :]
+
+
+def in_region(texts: Sequence[str]) -> list[bool]:
+    """For each of a note's blocks (their texts, in order), whether it lies in the bridge's
+    overview region (the markers' blocks included).
+
+    The region repeats other notes' titles and summaries: it describes those notes, the way a
+    Relations section does, and searching or quoting it finds the copy instead of the notes.
+    """
+    out: list[bool] = []
+    inside = False
+    for raw in texts:
+        text = raw.strip()
+        if text == OPEN_MARKER or text.startswith(OPEN_MARKER + "\n"):
+            inside = True
+        out.append(inside)
+        if text == CLOSE_MARKER or text.endswith("\n" + CLOSE_MARKER):
+            inside = False
+    return out
+
+
+def without_region(text: str) -> str:
+    """`text` without the content of its overview region (the markers stay); unchanged when it
+    has none or bad markers."""
+    try:
+        span = locate_region(text)
+    except MarkerError:
+        return text
+    return text if span is None else text[: span.start] + text[span.end :]

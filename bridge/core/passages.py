@@ -31,8 +31,12 @@ _HIDDEN = re.compile(
 )
 _LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _SPACE = re.compile(r"[ \t]+")
-# Bumped whenever `readable` or `passages` cut differently: stored passages are planned again.
-PASSAGE_RULE = 2
+# Bumped whenever `readable`, `passages` or `card` cut differently: stored passages are planned
+# again (only the texts that changed are embedded again).
+PASSAGE_RULE = 4
+# The span a note's card is stored under (`card`): no block's.
+CARD = -1
+_CARD_WORDS = 48
 # Obsidian's `%%` and HTML's `<!-- -->` comments, which may open in one block and close later.
 _COMMENTS = re.compile(r"%%|<!--|-->")
 
@@ -159,6 +163,32 @@ def passages(
     if len(out) < most:
         close()
     return out
+
+
+def card(
+    title: str,
+    blocks: Sequence[PassageBlock],
+    summary_heading: str,
+    boilerplate: frozenset[str] = frozenset(),
+) -> Passage | None:
+    """The note's card: its title with what it says it is about, embedded as one passage.
+
+    What it is about: the frontmatter summary or description (the block under
+    `summary_heading`), else the first readable block of knowledge, cut to 48 words. A
+    question is often closest to what a note is *about*, which a long note's passages each
+    hold only a part of.
+    """
+    shown = readable([b.text for b in blocks])
+    if boilerplate:
+        shown = [_without(text, boilerplate) for text in shown]
+    pairs = list(zip(blocks, shown, strict=True))
+    about = next((t for b, t in pairs if b.heading == summary_heading and t), None)
+    if about is None:
+        about = next((t for b, t in pairs if t and not b.metadata), "")
+    words = about.split()
+    about = " ".join(words[:_CARD_WORDS])
+    text = "\n".join(part for part in (title.strip(), about) if part)
+    return Passage(CARD, CARD, text) if text else None
 
 
 def _without(text: str, lines: frozenset[str]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from bridge.core.maturity import Maturity
 
@@ -39,10 +39,7 @@ class RankingParams:
     neighbour_weight: float = 0.4
     speaker_boost: float = 1.6
     relations_block_weight: float = 0.5
-    relation_factor: float = 0.5
     relation_sources: int = 3
-    cutoff: float = 0.7
-    title_boost: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -274,73 +271,3 @@ def pack(order: Iterable[K], words: Mapping[K, int], budget: int, min_left: int 
         if budget - used < min_left:
             break
     return chosen
-
-
-def above_cutoff(scores: Mapping[K, float], ratio: float) -> list[K]:
-    """Keys scoring at least `ratio` x the top score, best first."""
-    if not scores:
-        return []
-    top = max(scores.values())
-    kept = [k for k, v in scores.items() if v >= ratio * top]
-    return sorted(kept, key=lambda k: -scores[k])
-
-
-@dataclass(frozen=True)
-class Expansion(Generic[K]):
-    """A note that joins the candidates through a relation of a top hit."""
-
-    target: K
-    referrer: K
-    score: float
-
-
-def expand_relations(
-    ranked: Sequence[tuple[K, float]],
-    related: Mapping[K, Sequence[K]],
-    params: RankingParams,
-) -> list[Expansion[K]]:
-    """One hop from the top hits: related notes join with half their referrer's score.
-
-    Notes already among the candidates keep their own (direct) score.
-    """
-    present = {key for key, _ in ranked}
-    joined: dict[K, Expansion[K]] = {}
-    for key, score in ranked[: params.relation_sources]:
-        for target in related.get(key, ()):
-            if target in present:
-                continue
-            candidate = Expansion(target, key, score * params.relation_factor)
-            if target not in joined or joined[target].score < candidate.score:
-                joined[target] = candidate
-    return sorted(joined.values(), key=lambda x: -x.score)
-
-
-def title_factors(
-    titles: Mapping[K, Collection[str]],
-    question: Sequence[str],
-    weight: Callable[[str], float],
-    boost: float,
-) -> dict[K, float]:
-    """Notes named by the question: x`1 + boost * share`, `share` the question's rarity-weighted
-    words the note's title holds, when the question holds every word of the title.
-
-    Trigger: "Things theme", "where can I get the LYT Kit starter vault?" and "who designed
-    the Minimal theme?" ranked the notes titled "Things", "LYT Kit" and "Minimal" below notes
-    that mention them more often. Why: in a vault a note is named after its subject, so a
-    question that names the whole title asks about that note; BM25 counts the title's words
-    like any others and a longer note mentioning them wins. A title word the question lacks
-    ("PARA Starter Kit" for the LYT question) means another subject: no boost. The share
-    keeps a title of common words ("Themes") from counting like a rare name.
-    """
-    if boost <= 0 or not question:
-        return {}
-    asked = set(question)
-    named = [(key, words) for key, words in titles.items() if words and asked.issuperset(words)]
-    if not named:  # most questions: no word's rarity is needed (a lookup each in the index)
-        return {}
-    total = sum(weight(word) for word in question)
-    if total <= 0:
-        return {}
-    return {
-        key: 1.0 + boost * sum(weight(word) for word in set(words)) / total for key, words in named
-    }

@@ -12,6 +12,7 @@ from bridge.core.dialect import tree_folders
 from bridge.core.entry import METADATA_SECTIONS, Note
 from bridge.core.language import declared, folder_language, language_code
 from bridge.core.markdown import excerpt_text
+from bridge.core.overview import in_region, without_region
 from bridge.core.paths import link_target
 from bridge.core.relations import link_display_text
 from bridge.core.text import spaced_bigrams, word_count
@@ -168,7 +169,7 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     # The tree's levels: folders, or a dialect's namespaces and dotted names (a scope of
     # `proj/auth` finds `proj.auth.jwt.md`).
     folders = list(tree_folders(note.dialect, path))
-    body = link_display_text(note.body)
+    body = link_display_text(without_region(note.body))
     # Notes at the vault's root have no folder: the field is left out, not given as empty.
     base: dict[str, object] = {"folder": folders, "path": path} if folders else {"path": path}
     fields = {**base, "nid": nid, "ord": 0}
@@ -191,11 +192,15 @@ def build_documents(nid: int, note: Note, blocks: list[IndexedBlock]) -> NoteDoc
     # A note in a language with a stemmer carries its words' stems too (`with_stems`).
     texts = [spaced_bigrams(with_stems(_clip(link_display_text(b.text)), lang)) for b in blocks]
     flags_of: dict[str, int] = {}  # heading -> flags: one per section
+    # The overview region describes other notes, as a Relations section does (`in_region`).
+    region = in_region([b.text for b in blocks])
     for i, block in enumerate(blocks):
         ord_ = block.ord
         flags = flags_of.get(block.heading)
         if flags is None:
             flags = flags_of[block.heading] = _section_flags(block.heading)
+        if region[i]:
+            flags |= FLAG_METADATA
         words = excerpt_words(block.text)
         fields = {**base, "key": block_key(nid, ord_), "nid": nid, "ord": ord_, "words": words}
         if flags:

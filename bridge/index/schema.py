@@ -35,7 +35,9 @@ from bridge.index.analysis import ANALYZER
 # description (`description`, `desc`, Logseq's `description::`) when it has no `summary`; the
 # folder field holds the tree's levels (a dialect's namespaces, Dendron's dotted names); the
 # manifest records the names a link may use for a note (`names`).
-SCHEMA_VERSION = 14
+# 15: the bridge's overview region is not in an entry's body, and its blocks are flagged like a
+# Relations section's (`in_region`): it describes the notes it lists.
+SCHEMA_VERSION = 15
 # The block is in a Relations or Raw Concept section (`METADATA_SECTIONS`): it describes
 # another note or where this one came from, not the knowledge itself.
 FLAG_METADATA = 1

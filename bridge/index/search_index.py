@@ -35,6 +35,7 @@ from bridge.index.documents import (
 from bridge.index.files import IndexBusyError, IndexCommitError, IndexFiles
 from bridge.index.manifest import Manifest, NoteRecord
 from bridge.index.queries import Hit, idf
+from bridge.index.schema import ENTRY_FIELDS
 from bridge.index.searching import ScoredHits, Snapshot
 from bridge.vault.store import NoteFile
 
@@ -387,6 +388,20 @@ class SearchIndex:
         if not paths:
             return 0.0
         return self._now.stats.coverage(terms, paths, len(nids))
+
+    def held_words(
+        self, words: Sequence[str], nids: Iterable[int], fields: Sequence[str] = ()
+    ) -> dict[int, int]:
+        """Which of `words` (analysed) each of the notes `nids` holds in its entry's `fields`
+        (default: every field): a bit mask of their positions, for notes holding any."""
+        known = self._catalog.paths
+        paths = [p for nid in nids if (p := known.get(nid)) is not None]
+        stats = self._now.stats
+        return stats.held(words, paths, fields or tuple(ENTRY_FIELDS))
+
+    def word_weights(self, words: Sequence[str]) -> list[float]:
+        """Each (analysed) word's IDF over the notes: what a word tells a note apart by."""
+        return self._now.stats.word_weights(words)
 
     def stem_languages(self) -> frozenset[str]:
         """The languages some note is indexed with the stems of (`with_stems`): a question in

@@ -11,6 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from bridge.core.fusion import PassageHit
 
 
@@ -33,6 +36,8 @@ class DenseFound:
     # language detector (the first seconds), when it knows neither the question's language
     # nor any note's, and the edition folders tell them as without the channel.
     ready: bool = True
+    # The question's unit vector (None: not embedded), for each candidate's own similarities.
+    vector: npt.NDArray[np.float32] | None = None
 
     @property
     def ranks(self) -> bool:
@@ -42,6 +47,16 @@ class DenseFound:
 
 
 NO_DENSE = DenseFound((), None, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteSimilarity:
+    """How close one note is to a question, by meaning."""
+
+    best: float  # its best passage's cosine
+    centre: float  # cosine with the mean of its passages
+    card: float  # cosine with its card (title, aliases, description)
+    spread: float  # 1 - |mean of its unit passage vectors|: 0 one topic, towards 1 many
 
 
 class DenseSearch(Protocol):
@@ -56,6 +71,12 @@ class DenseSearch(Protocol):
         ...
 
     def edition_language(self, nid: int) -> str | None: ...
+
+    def note_similarity(
+        self, vector: npt.NDArray[np.float32], nids: Iterable[int]
+    ) -> dict[int, NoteSimilarity]:
+        """Each embedded note's similarities to the question `vector` (others left out)."""
+        ...
 
     def copies(self, nids: Iterable[int]) -> list[int]:
         """The notes among `nids` in one language's edition whose text is in another."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bridge.core.compose import NoteText, compose_answer, render_answer
-from bridge.core.overview import CLOSE_MARKER, OPEN_MARKER
+from bridge.core.overview import in_region
 from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.documents import SUMMARY_HEADING, IndexedBlock
 from bridge.index.search_index import SearchIndex, idf
@@ -38,19 +38,12 @@ def direct_answer(
     terms: QueryTerms,
     sources: Sequence[Source],
     max_words: int,
-    second_note: float,
 ) -> DirectAnswer | None:
-    """Compose from the top note, and the next one when it is nearly as relevant."""
-    # The most relevant notes, not the first listed: the list puts a note first by its best
-    # block (an overview's one-line summary can lead it), the answer wants the note's relevance.
-    found = sorted((s for s in sources[:3] if s.via == "search"), key=lambda s: -s.score)
-    if not found or found[0].score <= 0:
-        return None
-    top = found[0].score
-    notes = [found[0], *(s for s in found[1:2] if s.score >= second_note * top)]
-    best_block = max((e.score for s in notes for e in s.blocks), default=0.0) or 1.0
-    texts = [t for t in (_note_text(index, s, best_block) for s in notes) if t is not None]
-    if not texts:
+    """Compose from the first source; from the next one when the first holds nothing that
+    answers. The sources are in the ranker's order: the first is the note most likely to
+    answer, and quoting another note beside it mixed two notes' answers."""
+    found = [s for s in sources[:3] if s.via == "search"]
+    if not found:
         return None
     n = max(index.note_count(), 1)
     words = set(terms.token_set())
@@ -62,11 +55,16 @@ def direct_answer(
             idf(n, index.doc_frequency(joined)),
             sum(idf(n, index.doc_frequency(p)) for p in halves),
         )
-    parts = compose_answer(query, words, weights, texts, analyze, max_words)
-    if not parts:
-        return None
-    cited = list(dict.fromkeys(p.path for p in parts))
-    return DirectAnswer(render_answer(parts), cited)
+    for source in found[:2]:
+        best_block = max((e.score for e in source.blocks), default=0.0) or 1.0
+        text = _note_text(index, source, best_block)
+        if text is None:
+            continue
+        parts = compose_answer(query, words, weights, [text], analyze, max_words)
+        if parts:
+            cited = list(dict.fromkeys(p.path for p in parts))
+            return DirectAnswer(render_answer(parts), cited)
+    return None
 
 
 def _joined_words(query: str, index: SearchIndex) -> dict[str, list[str]]:
@@ -101,22 +99,11 @@ def _note_text(index: SearchIndex, source: Source, top: float) -> NoteText | Non
 
 
 def _own_blocks(blocks: Iterable[IndexedBlock]) -> list[IndexedBlock]:
-    """The note's blocks without the bridge's overview region (docs/overviews.md).
-
-    The region repeats other notes' titles and statuses; an answer quotes those notes
-    themselves, never the generated copy.
-    """
-    kept: list[IndexedBlock] = []
-    inside = False
-    for block in blocks:
-        text = block.text.strip()
-        if text == OPEN_MARKER or text.startswith(OPEN_MARKER + "\n"):
-            inside = True
-        if not inside:
-            kept.append(block)
-        if text == CLOSE_MARKER or text.endswith("\n" + CLOSE_MARKER):
-            inside = False
-    return kept
+    """The note's blocks without the bridge's overview region (docs/overviews.md): an answer
+    quotes the notes the region lists, never the generated copy (`in_region`)."""
+    listed = list(blocks)
+    inside = in_region([b.text for b in listed])
+    return [b for b, skip in zip(listed, inside, strict=True) if not skip]
 
 
 def _is_summary(block: IndexedBlock) -> bool:

@@ -300,7 +300,6 @@ class QueryEngine:
             terms,
             sources,
             self.params.answer_words,
-            self.params.answer_second_note,
         )
 
     def _llm_answer(

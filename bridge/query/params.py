@@ -13,6 +13,11 @@ from bridge.core.tiers import TierParams
 class EngineParams:
     """Search sizes and defaults; the weights and thresholds live in their own params."""
 
+    # Candidate notes the ranker scores: this many of the best by words and as many by meaning
+    # (plus the notes one relation away from the first few).
+    candidates: int = 30
+    # Sources less than this share as likely to answer as the first are not listed.
+    source_ratio: float = 0.05
     entry_limit: int = 100
     block_limit: int = 400
     # The window search returns one window per `window_words` words of the budget, at least
@@ -26,8 +31,6 @@ class EngineParams:
     default_budget: int = 500
     llm_budget_words: int = 1500
     answer_words: int = 120
-    # A second note joins the composed answer when its relevance is this close to the top's.
-    answer_second_note: float = 0.9
     cache_size: int = 1024
     fuzzy_threshold: float = 0.6
     ranking: RankingParams = field(default_factory=RankingParams)

@@ -1,54 +1,42 @@
-"""Tier 2 retrieval: block ranking, lifecycle fusion, relations, cut-off, budget packing.
+"""Tier 2 retrieval: candidates from both channels, the ranker's order, the word budget.
 
-The rules are pure functions in `bridge.core.ranking`; this class runs the three BM25
-searches, fetches what the rules need (note records, lifecycle facts, links, block texts) and
-applies them in order (docs/query.md, "Ranking").
+Two stages (DESIGN 3, "Which note first"): the three BM25 searches, the dense passage search
+and one hop of relations give a few dozen candidate notes; the ranker
+(`bridge.core.ranker`, with the features of `bridge.query.features`) orders them, and that
+order is the sources'. The budget is then filled with whole blocks by DESIGN 3's block rule
+(`bridge.core.ranking`), the first source's best block first.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
-from bridge.core.fusion import (
-    LEXICAL,
-    ChannelWeights,
-    channel_weights,
-    copy_factors,
-    dense_leaders,
-    dense_parts,
-    fused_note_scores,
-    language_factors,
-    leader_places,
-    with_leaders,
-)
+from bridge.core.fusion import copy_factors, dense_parts, language_factors
 from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
+from bridge.core.ranker import answer_probability, note_score, weight_vector
+from bridge.core.ranker_weights import FITTED, FITTED_LEXICAL
 from bridge.core.ranking import (
     NEUTRAL,
     BlockKey,
-    above_cutoff,
     block_scores,
-    expand_relations,
     lifecycle_stream,
     lifecycle_value,
-    normalised_relevance,
     pack,
-    title_factors,
 )
 from bridge.core.tiers import Evidence
-from bridge.index.analysis import QueryTerms, analyze, question_stems
+from bridge.index.analysis import QueryTerms, question_stems
 from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
-from bridge.index.queries import idf
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
 from bridge.query.evidence import EvidenceReader
+from bridge.query.features import FeatureReader, Found
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
@@ -68,12 +56,22 @@ _excerpt = lru_cache(maxsize=8192)(excerpt_text)
 
 
 @dataclass(frozen=True)
+class RankedNote:
+    """A candidate note as the ranker scored it (for benches and the fit script)."""
+
+    path: str
+    score: float
+    features: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class Retrieval:
     """Ranked sources with their excerpts, and the evidence the tier decision needs."""
 
     sources: list[Source]
     evidence: Evidence
     words: int
+    ranked: tuple[RankedNote, ...] = ()  # every candidate, best first
 
 
 _MIN_HEAD = 96  # blocks the lifecycle may reorder, at the least
@@ -110,6 +108,11 @@ class Retriever:
         self.params = params
         self.clock = clock
         self.evidence = EvidenceReader(index, params)
+        self.features = FeatureReader(index, dense, params.ranking.relevance_scale)
+        # The weights fitted with both channels, and those fitted without the dense one (for a
+        # vault not embedded yet, the channel off, or a language the model does not serve).
+        self._weights = {True: FITTED, False: FITTED_LEXICAL}
+        self._vectors = {True: weight_vector(FITTED), False: weight_vector(FITTED_LEXICAL)}
         # On a large index the window search runs beside the entry and block searches:
         # tantivy releases the GIL while it searches, so on a second core they overlap.
         # Measured with the thread on and off (`retrieve` alternated in one process; with
@@ -133,8 +136,9 @@ class Retriever:
         scope: str | None = None,
         text: str | None = None,
     ) -> Retrieval:
-        """Block ranking (both channels), lifecycle fusion, relation expansion, cut-off and
-        budget packing. `text` is the question as asked: the dense channel embeds it."""
+        """Candidates from both channels and one hop of relations, ranked by one scoring
+        function (`bridge.core.ranker`); then the word budget filled with their blocks.
+        `text` is the question as asked: the dense channel embeds it."""
         p, rp = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
@@ -164,73 +168,54 @@ class Retriever:
         entries = {h.nid: h.score for h in entry_hits}
         spoken = found.spoken | around.spoken  # the named speaker's turns among candidates
         relation_blocks = found.flagged  # FLAG_METADATA is the only flag
-        # The notes of the candidates (the blocks either search found), and the notes found
-        # by their entry alone, which lend their entry part to a lead block.
-        found_notes = {nid for nid, _ in blocks}
-        found_notes.update(nid for nid, _ in windows)
-        # What needs only the lexical side is done before waiting for the question's vector
-        # (its embedding is the longer half: 9-10 ms against 2-4 ms of BM25 searches).
-        raw: dict[int, float] = dict(entries)
-        for (nid, _), score in blocks.items():
-            if nid not in entries:
-                raw[nid] = max(raw.get(nid, 0.0), score)
-        for nid in found_notes:
-            raw.setdefault(nid, 0.0)
-        records = self.index.records(raw)
-        coverage = self._coverage(terms, entry_hits) if _may_fuse(dense_later) else 1.0
-        titles = self._title_factors(terms, entries, records)
+        lexical = _lexical_notes(entries, blocks, windows)
 
         dense = dense_later.result() if dense_later is not None else NO_DENSE
         if not dense.ready:  # the channel knows no language yet: the edition folders tell
             editions = self._folder_editions()
             asked = self._question_language(text, editions) if text and editions else None
-        dense_blocks, dense_notes = dense_parts(dense.hits)
-        new_notes = [nid for nid in dense_notes if nid not in raw]
-        if new_notes:
-            records.update(self.index.records(new_notes))
-            for nid in new_notes:
-                raw[nid] = 0.0
-        found_notes.update(dense_notes)
-        leads = self._lead_notes(entry_hits, found_notes)
+        dense_blocks, dense_notes = dense_parts(dense.hits) if dense.ranks else ({}, {})
 
-        # Note-level relevance: the entry's BM25, else its best block's; with the dense
-        # channel, a weighted mean of both (`fused_note_scores`).
-        lexical = {
-            nid: normalised_relevance(s, rp.relevance_scale)
-            for nid, s in raw.items()
-            if nid in records
-        }
-        weights = self._channel_weights(coverage, dense)
-        note_score = fused_note_scores(
-            lexical, {n: d for n, d in dense_notes.items() if n in records}, weights.share
-        )
-        # Notes in another language than the question's demoted where some are in its
-        # language; notes the question names by their whole title lifted.
-        factors = self._language_factors(dense, note_score, records, editions, asked)
-        for nid, factor in titles.items():
-            factors[nid] = factors.get(nid, 1.0) * factor
-        for nid, factor in factors.items():
-            note_score[nid] *= factor
-        # Cut-off on direct hits, then one hop along relations from the best of them.
-        best_first = above_cutoff(note_score, rp.cutoff)
-        kept = set(best_first)
-        leaders = self._leaders(dense_notes, weights, coverage, factors, records)
-        kept.update(leaders)
-        ranked = [(n, note_score[n]) for n in best_first]
+        # Stage 1: the candidates, a few dozen notes.
+        direct = _best_of(lexical, p.candidates) | _best_of(dense_notes, p.candidates)
+        records = self.index.records(direct)
+        seeds = [
+            *_best_of(lexical, rp.relation_sources),
+            *_best_of(dense_notes, rp.relation_sources),
+        ]
         referrer: dict[int, int] = {}
-        for joined in expand_relations(ranked, self._related(ranked, records, scope), rp):
-            note_score[joined.target] = max(note_score.get(joined.target, 0.0), joined.score)
-            referrer[joined.target] = joined.referrer
-            kept.add(joined.target)
-        missing = [nid for nid in referrer if nid not in records]
-        if missing:
-            records.update(self.index.records(missing))
+        for source, targets in self._related(seeds, records, scope).items():
+            for target in targets:
+                if target not in direct and target not in referrer:
+                    referrer[target] = source
+        if referrer:
+            records.update(self.index.records(referrer))
+        candidates = [nid for nid in (*direct, *referrer) if nid in records]
 
-        # Block priority: the block's relevance (half for blocks of notes that only joined
-        # through a relation); then the lifecycle reorders near-equals (DESIGN 3), by each
-        # note's lifecycle value, used once per note. Only the blocks of the notes kept are
-        # scored: the cut-off has dropped the others.
-        allowed = kept.intersection(records)
+        # Stage 2: one score over each candidate's features.
+        other = self._language_factors(
+            dense, dict.fromkeys(candidates, 1.0), records, editions, asked
+        )
+        state = Found(
+            entries,
+            blocks,
+            windows,
+            dense,
+            records,
+            joined=referrer,
+            other_language=frozenset(n for n, f in other.items() if f < 1.0),
+            lifecycle=self._lifecycle_values({n: records[n] for n in candidates}),
+        )
+        features = self.features.features(terms, state, candidates, text or "")
+        both = dense.ranks and dense.vector is not None
+        vector, weights = self._vectors[both], self._weights[both]
+        score = {nid: note_score(features[nid], vector) for nid in candidates}
+        ranked = sorted(candidates, key=lambda n: -score[n])
+
+        # The word budget: DESIGN 3's block rule over the candidates' blocks, the lifecycle
+        # reordering near-equals; the first note's best block leads, so the first source always
+        # shows why it is first.
+        allowed = set(candidates)
         priority = block_scores(
             blocks,
             windows,
@@ -240,97 +225,42 @@ class Retriever:
             relation_blocks,
             notes=allowed,
             dense=dense_blocks,
-            dense_weight=weights.dense_weight,
-            lexical_scale=weights.lexical_scale,
+            dense_weight=p.dense.block_weight,
         )
-        for nid, score in leads.items():
+        found_notes = {nid for nid, _ in priority}
+        for nid, lead in self._lead_notes(entry_hits, found_notes).items():
             if nid in allowed:
-                priority[(nid, _LEAD)] = score
-        if factors:  # a lead block too: a note found by its title alone leads with it
-            for key in priority:
-                priority[key] *= factors.get(key[0], 1.0)
-        if referrer:
-            for key in priority:
-                if key[0] in referrer:
-                    priority[key] *= rp.relation_factor
-        # Lifecycle facts are read only for the notes that need them, once each.
-        note_values: dict[int, float] = {}
-
-        def notes_values(nids: Iterable[int]) -> dict[int, float]:
-            new = {n: records[n] for n in nids if n not in note_values}
-            if new:
-                note_values.update(self._lifecycle_values(new))
-            return note_values
+                priority[(nid, _LEAD)] = lead
+        note_values: dict[int, float] = dict(state.lifecycle)
 
         def values_of(part: Sequence[BlockKey]) -> dict[BlockKey, float]:
-            values = notes_values(k[0] for k in part)
-            return {k: values[k[0]] for k in part}
+            return {k: note_values.get(k[0], 0.5) for k in part}
 
         by_relevance = sorted(priority, key=priority.__getitem__, reverse=True)  # stable
-        # Only the head can be packed: a budget of B words holds at most ~B/4 blocks. The
-        # lifecycle reorders the head (and the near-equals just below it); the tail stays in
-        # relevance order. The head's order is made as packing pulls it, so lifecycle facts
-        # are read for the notes of the blocks it reaches (and the near-equals below them).
+        first = next((k for k in by_relevance if ranked and k[0] == ranked[0]), None)
+        if first is not None:
+            by_relevance.remove(first)
         head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
-
         order: Iterator[BlockKey] = chain(
-            lifecycle_stream(by_relevance[:head], priority, values_of, rp), by_relevance[head:]
+            [first] if first is not None else [],
+            lifecycle_stream(by_relevance[:head], priority, values_of, rp),
+            by_relevance[head:],
         )
-        if leaders:
-            places = leader_places(
-                by_relevance,
-                priority,
-                leaders,
-                notes_values,
-                rp.lifecycle_tolerance,
-                rp.lifecycle_margin,
-                note_score,
-                p.dense.lead_margin,
-            )
-            order = with_leaders(order, places)
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
         resolved = self._resolved(order, words, priority, terms)
         if dense_blocks:
             resolved = self._counted(resolved, words)
         chosen = pack(resolved, words, budget, min_left=3)
         texts = self.index.blocks(chosen)  # the text of the packed blocks only
-        sources = self._sources(chosen, texts, records, note_score, referrer, priority)
-        listed = {s.path for s in sources}
-        for nid in sorted(referrer, key=lambda n: -note_score[n]):
-            if len(sources) >= limit:  # the rest would be cut below
-                break
-            rec = records.get(nid)
-            if rec is not None and rec.path not in listed:  # see-also, no excerpt words
-                sources.append(self._source(rec, [], note_score[nid], records.get(referrer[nid])))
-        sources = sources[:limit]
-        # The word counts packing made, for the sources `limit` kept.
+        shown_score = {n: answer_probability(score[n], weights) for n in ranked}
+        sources = self._sources(
+            ranked, chosen, texts, records, shown_score, referrer, priority, limit
+        )
         shown = {s.path for s in sources}
         used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
-        return Retrieval(sources, self.evidence.evidence(terms, entry_hits, scope, dense), used)
-
-    def _leaders(
-        self,
-        dense_notes: Mapping[int, float],
-        weights: ChannelWeights,
-        coverage: float,
-        factors: Mapping[int, float],
-        records: Mapping[int, NoteRecord],
-    ) -> list[int]:
-        """The dense channel's best notes to keep among the first sources (`leader_places`).
-
-        None when the channel does not rank, none demoted for their language, and none when
-        one of the best lexical notes holds every word of the question (`coverage` 1): the
-        words said what was meant, and the channel's nearest note to a name it does not know
-        ("zephyrine") is noise, which the cut-off would have dropped.
-        """
-        count = self.params.dense.leaders
-        if count <= 0 or weights is LEXICAL or coverage >= 1.0 - 1e-9:
-            return []
-        return [
-            nid
-            for nid in dense_leaders(dense_notes, count)
-            if nid in records and factors.get(nid, 1.0) >= 1.0
-        ]
+        explained = tuple(RankedNote(records[n].path, score[n], tuple(features[n])) for n in ranked)
+        evidence = self.evidence.evidence(terms, entry_hits, scope, dense)
+        return Retrieval(sources, evidence, used, explained)
 
     def _counted(self, order: Iterator[BlockKey], words: dict[BlockKey, int]) -> Iterator[BlockKey]:
         """`order` with the excerpt words of the blocks only the dense channel found (the
@@ -376,30 +306,6 @@ class Retriever:
         if not among:
             return None
         return question_language(self._detector.ranks(text), among | {"en"})
-
-    def _coverage(self, terms: QueryTerms, entry_hits: Sequence[Hit]) -> float:
-        """How much of the question's rare words the best lexical notes hold (0-1); not
-        measured when the dense share is fixed and no leaders are kept (it would not be used)."""
-        dp = self.params.dense
-        if dp.share_exact == dp.share_vague and dp.leaders <= 0:
-            return 1.0
-        return self.index.term_coverage(terms, [h.nid for h in entry_hits[:5]])
-
-    def _channel_weights(self, coverage: float, dense: DenseFound) -> ChannelWeights:
-        """The lexical weights without dense hits, or from a channel that has not seen the
-        whole vault yet; else by the lexical match's strength.
-
-        Trigger: on a fresh `serve`, the notes embedded first beat those not embedded yet: a
-        third of the way through the Obsidian Hub 12 of 52 first sources were right against
-        17 by words (the help vault: 16 of 44 against 18). Its guides, which answer most
-        own-words questions, are embedded last: with 98% of the notes embedded, 14 were right,
-        and 15 with the channel weighted by the share of notes it had seen; 22 once every note
-        had vectors (docs/benchmarks.md, "A fresh serve"). Outcome: `serve` ranks by words
-        until the vault is embedded, then by meaning too.
-        """
-        if not dense.ranks:
-            return LEXICAL
-        return channel_weights(coverage, self.params.dense)
 
     def _language_factors(
         self,
@@ -447,31 +353,6 @@ class Retriever:
             for nid in notes
             if nid in records
         }
-
-    def _title_factors(
-        self, terms: QueryTerms, entries: dict[int, float], records: dict[int, NoteRecord]
-    ) -> dict[int, float]:
-        """Notes whose whole title the question names, lifted (`title_factors`).
-
-        Only the entry search's notes are looked at: a note the question names by its whole
-        title matches the title field (x3) with every word, so it is among them, and the
-        work stays bounded (every candidate's title, at 100,000 notes, cost 1-1.7 ms a query
-        and 45 MB of cached titles).
-        """
-        boost = self.params.ranking.title_boost
-        if boost <= 0 or not terms.words:
-            return {}
-        docs = max(1, self.index.document_count("entries"))
-
-        known: dict[str, float] = {}
-
-        def rarity(word: str) -> float:  # read only when some title is named, once a word
-            if word not in known:
-                known[word] = idf(docs, self.index.doc_frequency(word))
-            return known[word]
-
-        titles = {nid: _title_words(rec.title) for nid in entries if (rec := records.get(nid))}
-        return title_factors(titles, terms.words, rarity, boost)
 
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
@@ -546,22 +427,36 @@ class Retriever:
 
     def _sources(
         self,
+        ranked: Sequence[int],
         chosen: list[BlockKey],
         texts: dict[BlockKey, IndexedBlock],
-        records: dict[int, NoteRecord],
-        note_score: dict[int, float],
-        referrer: dict[int, int],
-        priority: dict[BlockKey, float],
+        records: Mapping[int, NoteRecord],
+        score: Mapping[int, float],
+        referrer: Mapping[int, int],
+        priority: Mapping[BlockKey, float],
+        limit: int,
     ) -> list[Source]:
-        """Notes of the packed blocks, in order of their best block."""
+        """The first `limit` notes of the ranking, each with its packed blocks (best first);
+        a note none of whose blocks fit the budget is listed without an excerpt. `score` is
+        each note's probability of answering (`answer_probability`); notes less than
+        `source_ratio` as likely as the first are left out, but for those a relation brought
+        in, which follow the others."""
         by_note: dict[int, list[BlockKey]] = {}
         for key in chosen:
             by_note.setdefault(key[0], []).append(key)
-        sources = []
-        for nid, keys in by_note.items():
+        floor = self.params.source_ratio * score[ranked[0]] if ranked else 0.0
+        sources: list[Source] = []
+        # Notes a relation of a better note brought in stay listed below the others even when
+        # far down (see-also: what multi-hop questions need), as DESIGN 3's expansion lists them.
+        listed = [n for n in ranked if score[n] >= floor]
+        listed += [n for n in ranked if score[n] < floor and n in referrer]
+        for nid in listed:
+            if len(sources) >= limit:
+                break
             rec = records.get(nid)
             if rec is None:
                 continue
+            keys = sorted(by_note.get(nid, ()), key=lambda k: -priority.get(k, 0.0))
             excerpts = [
                 Excerpt(
                     text=_excerpt(texts[k].text),
@@ -570,11 +465,12 @@ class Retriever:
                     heading=texts[k].heading,
                     score=round(priority.get(k, 0.0), 6),
                 )
-                for k in keys  # best first: the first block is the best answer
+                for k in keys
+                if k in texts
             ]
             via = referrer.get(nid)
             source_rec = records.get(via) if via is not None else None
-            sources.append(self._source(rec, excerpts, note_score.get(nid, 0.0), source_rec))
+            sources.append(self._source(rec, excerpts, score[nid], source_rec))
         return sources
 
     @staticmethod
@@ -602,12 +498,12 @@ class Retriever:
         }
 
     def _related(
-        self, ranked: list[tuple[int, float]], records: dict[int, NoteRecord], scope: str | None
+        self, seeds: Sequence[int], records: Mapping[int, NoteRecord], scope: str | None
     ) -> dict[int, list[int]]:
-        """Resolved outgoing links of the notes relation expansion looks at."""
+        """Resolved outgoing links of the notes relation expansion starts from."""
         resolver = self.index.link_resolver()
         related: dict[int, list[int]] = {}
-        for nid, _ in ranked[: self.params.ranking.relation_sources]:
+        for nid in dict.fromkeys(seeds):
             rec = records.get(nid)
             if rec is None:
                 continue
@@ -623,31 +519,25 @@ class Retriever:
         return related
 
 
-def _may_fuse(later: Future[DenseFound] | None) -> bool:
-    """Whether the dense channel's answer may still be fused, so the lexical match's
-    coverage (which sets the dense share) is worth measuring now.
+def _lexical_notes(
+    entries: Mapping[int, float],
+    blocks: Mapping[BlockKey, float],
+    windows: Mapping[BlockKey, float],
+) -> dict[int, float]:
+    """Each note the BM25 searches found, by the best of its three normalised scores."""
+    out: dict[int, float] = {}
+    for scores in (entries, blocks, windows):
+        top = max(scores.values(), default=0.0)
+        if top <= 0:
+            continue
+        for key, value in scores.items():
+            nid = key if isinstance(key, int) else key[0]
+            share = value / top
+            if share > out.get(nid, 0.0):
+                out[nid] = share
+    return out
 
-    Trigger: the coverage, one search over the question's words, was measured for every
-    question while the dense channel was on, also when it could give nothing to fuse: a
-    `serve` still embedding the vault, a question in a language the model does not serve, a
-    CLI query before any note was embedded. It was 13% of a tier-2 answer's time on 10,000
-    generated notes with no vectors (py-spy, `bench/engine_speed.py`). Outcome: when the
-    dense search has already come back with nothing that ranks, it is not measured; while the
-    question is still being embedded it is, beside it, as before. Nothing else changes:
-    `_channel_weights` reads the coverage only when the hits rank (`DenseFound.ranks`).
-    """
-    if later is None:
-        return False
-    return not later.done() or later.result().ranks
 
-
-@lru_cache(maxsize=16_384)
-def _title_words(title: str) -> frozenset[str]:
-    """A title's index terms (stop words dropped, stemmed), as a question's are analysed.
-
-    Kept for 16,384 titles, the stems interned (one string for every title holding it): with
-    4,096 a vault of 10,000 notes overflowed it and a tier-2 answer spent 6% analysing titles
-    again; 16,384 took it 11-14% faster there (`bench/engine_speed.py`), for about 8 MB once
-    full (481 bytes a title there; docs/benchmarks.md).
-    """
-    return frozenset(map(sys.intern, analyze(title)))
+def _best_of(scores: Mapping[int, float], count: int) -> dict[int, None]:
+    """The `count` best keys of `scores`, best first (an ordered set)."""
+    return dict.fromkeys(sorted(scores, key=scores.__getitem__, reverse=True)[:count])

@@ -15,16 +15,18 @@ from dataclasses import dataclass
 
 from bridge.core.entry import METADATA_SECTIONS
 from bridge.core.language import letter_count, note_language
+from bridge.core.overview import in_region
 from bridge.core.passages import (
     PASSAGE_RULE,
     Passage,
     PassageBlock,
     boilerplate_lines,
+    card,
     note_lines,
     passages,
     readable,
 )
-from bridge.index.documents import IndexedBlock
+from bridge.index.documents import SUMMARY_HEADING, IndexedBlock
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import SearchIndex
 from bridge.semantic.languages import LanguageDetector
@@ -135,14 +137,17 @@ class PassagePlanner:
     def fresh(self, rec: NoteRecord) -> NotePlan:
         """The note's plan from its indexed blocks."""
         texts = self._blocks(rec)
+        ordered = sorted(texts.items())
+        region = in_region([block.text for _, block in ordered])
         blocks = [
             PassageBlock(
                 ord_,
                 block.heading,
                 block.text,
-                block.heading.rsplit(" > ", 1)[-1].strip().lower() in METADATA_SECTIONS,
+                block.heading.rsplit(" > ", 1)[-1].strip().lower() in METADATA_SECTIONS
+                or region[i],
             )
-            for (_, ord_), block in sorted(texts.items())
+            for i, ((_, ord_), block) in enumerate(ordered)
         ]
         told = self._told.pop(rec.path, None)
         if told is not None and told[0] == rec.content:
@@ -152,6 +157,9 @@ class PassagePlanner:
         if self._skipped(lang):
             return NotePlan(rec.path, rec.nid, rec.content, lang, ())
         found = passages(rec.title, blocks, self.words, self.most, self.boilerplate)
+        about = card(rec.title, blocks, SUMMARY_HEADING, self.boilerplate)
+        if about is not None:
+            found.append(about)
         return NotePlan(rec.path, rec.nid, rec.content, lang, tuple(found))
 
     def _language(self, path: str, texts: Sequence[str]) -> str | None:

@@ -25,9 +25,10 @@ from bridge.core.language import (
     folder_language,
     question_language,
 )
+from bridge.core.passages import CARD
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
-from bridge.query.dense import DenseFound
+from bridge.query.dense import DenseFound, NoteSimilarity
 from bridge.semantic.calibration import is_stale, off_topic_line, probe_vectors
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
@@ -71,6 +72,9 @@ class SemanticIndex:
             passages_per_note,
         )
         self.matrix = PassageMatrix(self.identity.dim)
+        # One row per note: its card (`bridge.core.passages.card`), kept apart from the
+        # passages: a card is what the note is about, not a span of its blocks to rank.
+        self.cards = PassageMatrix(self.identity.dim)
         self._cond = threading.Condition()
         self._queue: dict[str, None] = {}  # paths to (re)plan, oldest first
         # The notes whose vectors are served (in the matrix, maybe no rows), by note id. A
@@ -281,8 +285,11 @@ class SemanticIndex:
         old = self._told_nid.get(plan.path)
         if old is not None and old != plan.nid and old in self._served:
             self._drop(plan.path)
-        spans = [(p.first, p.last) for p in plan.passages]
-        self.matrix.put(plan.nid, spans, vectors)
+        rows = [i for i, p in enumerate(plan.passages) if p.first != CARD]
+        about = [i for i, p in enumerate(plan.passages) if p.first == CARD]
+        spans = [(plan.passages[i].first, plan.passages[i].last) for i in rows]
+        self.matrix.put(plan.nid, spans, vectors[rows] if rows else vectors[:0])
+        self.cards.put(plan.nid, [(CARD, CARD)] * len(about), vectors[about[:1]])
         with self._cond:
             self._version += 1
             self._served.add(plan.nid)
@@ -348,6 +355,7 @@ class SemanticIndex:
             served = nid is not None and self._served.discard(nid)
         if served and nid is not None:
             self.matrix.drop(nid)
+            self.cards.drop(nid)
         with self._cond:
             # Every note served was told (`_know`), under the same id: one id to forget.
             told = self._told_nid.pop(path, None)
@@ -523,7 +531,28 @@ class SemanticIndex:
         found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
         # With `serve`'s thread, the line it keeps current; without, worked out on need.
         line = self._kept_line() if self._thread is not None else self.off_topic_line()
-        return DenseFound(found, lang, found[0].score if found else 0.0, line)
+        return DenseFound(found, lang, found[0].score if found else 0.0, line, vector=vector)
+
+    def note_similarity(self, vector: Vectors, nids: Iterable[int]) -> dict[int, NoteSimilarity]:
+        """See `DenseSearch.note_similarity`: every passage of each note, not only those the
+        question's search returned, so a note found by its words alone is measured too."""
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        out: dict[int, NoteSimilarity] = {}
+        for nid in nids:
+            rows = self.matrix.vectors_of(nid)
+            if len(rows) == 0:
+                continue
+            cosines = rows @ q
+            centre = rows.mean(axis=0)
+            norm = float(np.linalg.norm(centre))
+            card = self.cards.vectors_of(nid)
+            out[nid] = NoteSimilarity(
+                best=float(cosines.max()),
+                centre=float(centre @ q) / norm if norm > 0 else 0.0,
+                card=float(card[0] @ q) if len(card) else 0.0,
+                spread=max(0.0, 1.0 - norm),
+            )
+        return out
 
     def off_topic_line(self) -> float | None:
         """The cosine under which a question is off-topic in this vault (`calibration`):

@@ -10,15 +10,12 @@ from bridge.core.maturity import Maturity
 from bridge.core.ranking import (
     LifecycleFacts,
     RankingParams,
-    above_cutoff,
     block_scores,
-    expand_relations,
     lifecycle_order,
     lifecycle_stream,
     lifecycle_value,
     normalised_relevance,
     pack,
-    title_factors,
 )
 
 P = RankingParams()
@@ -191,40 +188,7 @@ def test_pack_skips_what_overflows_and_goes_on_with_smaller_blocks() -> None:
     assert pack(["a"], words, 100) == []
 
 
-def test_cutoff_keeps_results_near_the_top() -> None:
-    assert above_cutoff({"a": 1.0, "b": 0.71, "c": 0.69}, 0.7) == ["a", "b"]
-    assert above_cutoff({}, 0.7) == []
-
-
-def test_relation_expansion_is_one_hop_at_half_score() -> None:
-    ranked = [("a", 0.8), ("b", 0.6), ("c", 0.5), ("d", 0.4)]
-    related = {"a": ["x", "b"], "b": ["x", "y"], "d": ["z"]}
-    joined = expand_relations(ranked, related, P)
-    assert [(j.target, j.referrer, j.score) for j in joined] == [
-        ("x", "a", pytest.approx(0.4)),
-        ("y", "b", pytest.approx(0.3)),
-    ]  # z hangs off the 4th hit: only the top 3 are expanded; b is already a hit
-
-
 def test_pack_can_stop_before_the_last_few_words() -> None:
     words = {"a": 298, "b": 2, "c": 1}
     assert pack(["a", "b", "c"], words, 300) == ["a", "b"]
     assert pack(["a", "b", "c"], words, 300, min_left=3) == ["a"]  # 2 left: stop
-
-
-def test_a_title_the_question_holds_whole_lifts_its_note_by_the_rarity_of_its_words() -> None:
-    rarity = {"lyt": 8.0, "kit": 4.0, "starter": 3.0, "vault": 1.0}.__getitem__
-    titles = {
-        "lyt": frozenset({"lyt", "kit"}),
-        "vaults": frozenset({"vault"}),
-        "para": frozenset({"para", "starter", "kit"}),  # "para" is not asked: another subject
-        "untitled": frozenset(),
-    }
-    question = ("lyt", "kit", "starter", "vault")  # "where can I get the LYT Kit starter vault?"
-    factors = title_factors(titles, question, rarity, boost=0.5)
-    assert factors == {
-        "lyt": pytest.approx(1 + 0.5 * 12 / 16),
-        "vaults": pytest.approx(1 + 0.5 / 16),
-    }
-    assert title_factors(titles, question, rarity, boost=0.0) == {}
-    assert title_factors(titles, (), rarity, boost=0.5) == {}

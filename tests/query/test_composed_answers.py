@@ -40,16 +40,17 @@ def metadata(bridge: Bridge) -> list[str]:
 
 
 def test_every_golden_question_is_answered_by_its_sentence_without_metadata(
-    bridge: Bridge,
+    embedded_bridge: Bridge,
 ) -> None:
+    bridge = embedded_bridge  # the product's default: both channels
     meta = metadata(bridge)
     assert len(CASES) >= 30 and len(meta) > 40
     words = bridge.engine.params.answer_words
     failures = []
     for case in CASES:
         terms = query_terms(case["q"])
-        found = bridge.engine.retrieve(terms, 500, 10, None)
-        composed = direct_answer(bridge.index, case["q"], terms, found.sources, words, 0.9)
+        found = bridge.engine.retrieve(terms, 500, 10, None, case["q"])
+        composed = direct_answer(bridge.index, case["q"], terms, found.sources, words)
         assert composed is not None, case["q"]
         text = flat(composed.text)
         if flat(case["key"]) not in text:
@@ -65,8 +66,9 @@ def test_every_golden_question_is_answered_by_its_sentence_without_metadata(
 
 
 def test_what_the_engine_answers_at_tier_two_is_the_composed_text_crediting_what_it_cites(
-    bridge: Bridge,
+    embedded_bridge: Bridge,
 ) -> None:
+    bridge = embedded_bridge
     direct = 0
     for case in CASES:
         result = bridge.engine.query(case["q"])
@@ -83,10 +85,11 @@ def test_what_the_engine_answers_at_tier_two_is_the_composed_text_crediting_what
 
 
 def test_a_question_naming_an_identifier_gets_the_snippet(bridge: Bridge) -> None:
-    terms = query_terms("What is REFRESH_TOKEN_TTL set to?")
-    found = bridge.engine.retrieve(terms, 500, 10, None)
+    question = "What is REFRESH_TOKEN_TTL set to?"
+    terms = query_terms(question)
+    found = bridge.engine.retrieve(terms, 500, 10, None, question)
     composed = direct_answer(
-        bridge.index, "What is REFRESH_TOKEN_TTL set to?", terms, found.sources, 120, 0.9
+        bridge.index, "What is REFRESH_TOKEN_TTL set to?", terms, found.sources, 120
     )
     assert composed is not None
     assert "REFRESH_TOKEN_TTL = timedelta(days=30)" in composed.text

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bridge.core.entry import Entry, Relation, render_entry
+from bridge.core.ranker_weights import FITTED
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
 from bridge.runtime import Bridge
@@ -118,7 +119,8 @@ def test_searching_credits_nothing_and_opening_a_result_credits_it_once(bridge: 
     opened = paths[1]
     assert bridge.engine.use(found.query_id, opened) is Credit.CREDITED
     assert bridge.engine.use(found.query_id, opened) is Credit.ALREADY
-    assert bridge.engine.use(found.query_id, "Welcome.md") is Credit.NOT_OFFERED
+    unlisted = next(p for p in bridge.index.paths() if p not in paths)
+    assert bridge.engine.use(found.query_id, unlisted) is Credit.NOT_OFFERED
     assert bridge.engine.use("no-such-query", opened) is Credit.UNKNOWN_QUERY
     bridge.engine.lifecycle.flush()  # type: ignore[attr-defined]
     assert accesses(bridge, opened) == 1
@@ -141,9 +143,9 @@ def test_uses_and_updates_reorder_near_equals_at_once(tmp_path: Path) -> None:
         bridge.lifecycle.record_update(behind, None, now, "human")  # edited just now
         second = bridge.engine.search("billing deploy region")
         assert second.sources[0].path == behind
-        assert second.sources[0].score == pytest.approx(
-            next(s.score for s in first.sources if s.path == behind)
-        )  # the score is relevance; the lifecycle only changed the order
+        # The lifecycle moved the score by at most its bounded part: near-equals only.
+        before = next(s.score for s in first.sources if s.path == behind)
+        assert abs(second.sources[0].score - before) <= FITTED.note["lifecycle"]
     finally:
         bridge.close()
 
@@ -176,10 +178,10 @@ def test_relation_expansion_brings_in_linked_entries(tmp_path: Path) -> None:
     result = bridge.engine.search("zeppelin launch checklist")
     by_path = {s.path: s for s in result.sources}
     assert result.sources[0].path == "ops/launch/checklist.md"
-    related = by_path["ops/weather/wind_limits.md"]
+    related = by_path["ops/weather/wind_limits.md"]  # it holds none of the question's words
     assert related.via == "relation"
     assert related.related_from == "ops/launch/checklist.md"
-    assert related.score == pytest.approx(result.sources[0].score * 0.5, abs=1e-5)
+    assert related.score < result.sources[0].score
     bridge.close()
 
 

@@ -1,0 +1,452 @@
+"""Fit the ranker's weights on real vaults' questions, and judge them on vaults left out.
+
+    python bench/fit_ranker.py collect --vault hub=DIR --vault logseq=DIR --vault dendron=DIR
+        [--locomo ../shared/bench/locomo/locomo_dev.json] --state-root DIR --out FEATURES.json
+    python bench/fit_ranker.py fit FEATURES.json [--write] [--json]
+
+`collect` asks every question of each vault through the product's own retrieval (the
+candidates and their features as `bridge.query.retrieval` computes them, the dense channel on,
+every note embedded, lifecycle neutral) and keeps, per question, every candidate's features
+and whether it answers. The questions are the fixed files in `bench/data/` (`hub`, `logseq`,
+`dendron`: written before anything was measured) and LoCoMo's dev split (a session note
+answers when it holds an evidence turn).
+
+`fit` fits the weights of `bridge.core.ranker.FEATURES` with a pairwise logistic regression
+(scikit-learn at fit time; only the weights ship): for each real question, each answering
+candidate against each other candidate; every vault weighs the same, every question within
+it the same. It reports, per vault, the answer first / within 3 / within 10 and MRR over the
+candidates: **in sample** (weights fitted on every vault) and **left out** (fitted on all the
+other vaults). The confidence that the first source answers is a logistic regression over
+`bridge.core.ranker.CONFIDENCE`, fitted the same way (real questions: did the first answer;
+off-topic questions: never). `--write` writes `bridge/core/ranker_weights.py` from the fit on
+every vault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "bench" / "data"
+WEIGHTS_FILE = ROOT / "bridge" / "core" / "ranker_weights.py"
+BUDGET = 500
+LIMIT = 10
+
+
+# -- collect --------------------------------------------------------------------------------
+
+
+def _questions(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(real, off-topic) questions of a vault's file: short ones are real, near ones off."""
+    data = json.loads((DATA / f"{name}_questions.json").read_text(encoding="utf-8"))
+    real = [*data["questions"], *data.get("short", [])]
+    off = [*data["off_topic"], *data.get("near_topic", [])]
+    return real, off
+
+
+@contextmanager
+def _bridge(vault: Path, state: Path) -> Iterator[Any]:
+    from bridge.runtime import open_bridge
+    from bridge.settings import Settings
+
+    bridge = open_bridge(Settings(vault=vault, state_dir=state))
+    try:
+        bridge.sync()
+        bridge.prepare_semantic(embed=True)
+        yield bridge
+    finally:
+        bridge.close()
+
+
+def _ask(bridge: Any, text: str, scope: str | None = None) -> Any:
+    from bridge.core.text import normalise_query
+    from bridge.index.analysis import query_terms
+
+    terms = query_terms(normalise_query(text))
+    return bridge.engine.retrieve(terms, BUDGET, LIMIT, scope, text)
+
+
+def _row(qid: str, kind: str, found: Any, answers: set[str]) -> dict[str, Any]:
+    ev = found.evidence
+    return {
+        "id": qid,
+        "kind": kind,
+        "paths": [r.path for r in found.ranked],
+        "features": [list(r.features) for r in found.ranked],
+        "answers": sorted(answers),
+        "evidence": {
+            "top_rel": ev.top_rel,
+            "unknown": ev.unknown_long_terms / ev.long_terms if ev.long_terms else 0.0,
+        },
+    }
+
+
+def collect_vault(name: str, vault: Path, state: Path) -> list[dict[str, Any]]:
+    real, off = _questions(name)
+    rows = []
+    with _bridge(vault, state) as bridge:
+        for q in real:
+            rows.append(
+                _row(q["id"], q.get("words", "own"), _ask(bridge, q["question"]), set(q["answers"]))
+            )
+        for q in off:
+            rows.append(_row(q["id"], "off", _ask(bridge, q["question"]), set()))
+    return rows
+
+
+def collect_locomo(path: Path, state: Path) -> list[dict[str, Any]]:
+    sys.path.append(str(ROOT))
+    from bench.locomo import Setup, imported, load
+
+    data, texts, questions = load(path)
+    rows = []
+    with imported(data, Setup(vectors=state / "locomo-vectors")) as bridge:
+        vault = bridge.settings.vault
+        notes: dict[str, str] = {}
+        for i, q in enumerate(questions):
+            scope = f"conversations/{q.conversation}"
+            found = _ask(bridge, q.text, scope)
+            wanted = [_norm(texts[(q.conversation, t)]) for t in q.evidence]
+            answers = set()
+            for rel in (r.path for r in found.ranked):
+                if rel not in notes:
+                    notes[rel] = _norm((vault / rel).read_text(encoding="utf-8"))
+                if any(w in notes[rel] for w in wanted):
+                    answers.add(rel)
+            rows.append(_row(f"l{i:04d}", f"c{q.category}", found, answers))
+    return rows
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- fit ------------------------------------------------------------------------------------
+
+
+def _fitted_names() -> list[str]:
+    from bridge.core.ranker import FEATURES, FIXED
+
+    return [f for f in FEATURES if f not in FIXED]
+
+
+def _real(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rows if r["kind"] != "off"]
+
+
+def fit_weights(by_vault: dict[str, list[dict[str, Any]]], c: float = 1.0) -> dict[str, float]:
+    """Pairwise logistic regression over the vaults' real questions (see the module doc)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from bridge.core.ranker import FEATURES
+
+    names = _fitted_names()
+    cols = [FEATURES.index(n) for n in names]
+    xs: list[Any] = []
+    ws: list[float] = []
+    for rows in by_vault.values():
+        real = [r for r in _real(rows) if set(r["answers"]) & set(r["paths"])]
+        for row in real:
+            feats = np.asarray(row["features"], dtype=float)[:, cols]
+            good = [i for i, p in enumerate(row["paths"]) if p in row["answers"]]
+            bad = [i for i, p in enumerate(row["paths"]) if p not in row["answers"]]
+            if not good or not bad:
+                continue
+            diffs = (feats[good][:, None, :] - feats[bad][None, :, :]).reshape(-1, len(cols))
+            weight = 1.0 / (len(real) * len(diffs))
+            xs.append(diffs)
+            ws.extend([weight] * len(diffs))
+    x = np.vstack(xs)
+    w = np.asarray(ws)
+    x2 = np.vstack([x, -x])
+    y = np.concatenate([np.ones(len(x)), np.zeros(len(x))])
+    model = LogisticRegression(fit_intercept=False, C=c, max_iter=5000)
+    model.fit(x2, y, sample_weight=np.concatenate([w, w]) * len(by_vault) * 1000)
+    return {n: float(v) for n, v in zip(names, model.coef_[0], strict=True)}
+
+
+def lexical_view(by_vault: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows as the product sees them with the dense channel off: its features are 0 and
+    the candidates only it found are not candidates."""
+    from bridge.core.ranker import DENSE_FEATURES, FEATURES
+
+    dense = [FEATURES.index(n) for n in DENSE_FEATURES]
+    found = [FEATURES.index(n) for n in ("entry", "block", "window", "relation")]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, rows in by_vault.items():
+        kept = []
+        for row in rows:
+            pairs = [
+                (p, [0.0 if i in dense else v for i, v in enumerate(f)])
+                for p, f in zip(row["paths"], row["features"], strict=True)
+                if any(f[i] > 0 for i in found)
+            ]
+            kept.append({**row, "paths": [p for p, _ in pairs], "features": [f for _, f in pairs]})
+        out[name] = kept
+    return out
+
+
+def _vector(weights: dict[str, float]) -> list[float]:
+    from bridge.core.ranker import FEATURES, FIXED
+
+    return [FIXED.get(n, weights.get(n, 0.0)) for n in FEATURES]
+
+
+def _order(row: dict[str, Any], vector: Sequence[float]) -> list[int]:
+    scores = [math.fsum(a * b for a, b in zip(f, vector, strict=True)) for f in row["features"]]
+    return sorted(range(len(scores)), key=lambda i: -scores[i])
+
+
+def rank_of(row: dict[str, Any], vector: Sequence[float]) -> int | None:
+    for place, i in enumerate(_order(row, vector)[:LIMIT], start=1):
+        if row["paths"][i] in row["answers"]:
+            return place
+    return None
+
+
+def rates(ranks: Sequence[int | None]) -> dict[str, float]:
+    n = max(1, len(ranks))
+    return {
+        "questions": len(ranks),
+        "first": round(100 * sum(r == 1 for r in ranks) / n, 1),
+        "within_3": round(100 * sum(r is not None and r <= 3 for r in ranks) / n, 1),
+        "within_10": round(100 * sum(r is not None for r in ranks) / n, 1),
+        "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
+    }
+
+
+def judge(rows: Sequence[dict[str, Any]], vector: Sequence[float]) -> dict[str, float]:
+    return rates([rank_of(r, vector) for r in _real(rows)])
+
+
+def channel(rows: Sequence[dict[str, Any]], feature: str) -> dict[str, float]:
+    """The ranking by one feature alone (ties in candidate order)."""
+    from bridge.core.ranker import FEATURES
+
+    vector = [1.0 if n == feature else 0.0 for n in FEATURES]
+    return judge(rows, vector)
+
+
+def confidence_inputs(row: dict[str, Any], vector: Sequence[float]) -> dict[str, float]:
+    """What `bridge.core.ranker.confidence` reads, for the row's first candidate."""
+    from bridge.core.ranker import FEATURES
+
+    if not row["paths"]:
+        return {}
+    scores = [math.fsum(a * b for a, b in zip(f, vector, strict=True)) for f in row["features"]]
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    first = row["features"][order[0]]
+    second = scores[order[1]] if len(order) > 1 else scores[order[0]] - 5.0
+    return {
+        "score": scores[order[0]],
+        "lead": scores[order[0]] - second,
+        "coverage": first[FEATURES.index("coverage")],
+        "dense_abs": first[FEATURES.index("dense_abs")],
+        "entry_abs": first[FEATURES.index("entry_abs")],
+        "unknown": row["evidence"]["unknown"],
+    }
+
+
+def fit_confidence(
+    by_vault: dict[str, list[dict[str, Any]]], vector: Sequence[float]
+) -> dict[str, Any]:
+    """Logistic regression: does the first candidate answer? (off-topic: never). Every vault
+    weighs the same."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from bridge.core.ranker import CONFIDENCE
+
+    xs, ys, ws = [], [], []
+    for rows in by_vault.values():
+        for row in rows:
+            inputs = confidence_inputs(row, vector)
+            if not inputs:
+                continue
+            order = _order(row, vector)
+            answered = row["kind"] != "off" and row["paths"][order[0]] in row["answers"]
+            xs.append([inputs[n] for n in CONFIDENCE])
+            ys.append(1.0 if answered else 0.0)
+            ws.append(1.0 / len(rows))
+    model = LogisticRegression(C=1.0, max_iter=5000)
+    model.fit(np.asarray(xs), np.asarray(ys), sample_weight=np.asarray(ws) * 1000)
+    return {
+        "weights": {n: float(v) for n, v in zip(CONFIDENCE, model.coef_[0], strict=True)},
+        "bias": float(model.intercept_[0]),
+    }
+
+
+def fit(path: Path, write: bool, as_json: bool, c: float) -> dict[str, Any]:
+    """Both weight sets: with the dense channel, and without it (`lexical_view`)."""
+    both: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+    report = {"channels": fit_mode(both, c), "lexical": fit_mode(lexical_view(both), c)}
+    if write:
+        _write(report, "python bench/fit_ranker.py fit FEATURES --write")
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        for mode, part in report.items():
+            _print(mode, part)
+    return report
+
+
+def fit_mode(by_vault: dict[str, list[dict[str, Any]]], c: float) -> dict[str, Any]:
+    """Weights fitted on every vault, each vault judged in sample and left out."""
+    weights = fit_weights(by_vault, c)
+    vector = _vector(weights)
+    report: dict[str, Any] = {"weights": weights, "vaults": {}}
+    for name, rows in by_vault.items():
+        others = {k: v for k, v in by_vault.items() if k != name}
+        left = _vector(fit_weights(others, c)) if others else None
+        real = _real(rows)
+        report["vaults"][name] = {
+            "in_sample": judge(rows, vector),
+            "left_out": judge(rows, left) if left else rates([]),
+            "candidates_hold_answer": round(
+                100 * statistics.fmean(bool(set(r["answers"]) & set(r["paths"])) for r in real), 1
+            ),
+            "dense_alone": channel(rows, "dense_abs"),
+            "entry_alone": channel(rows, "entry"),
+        }
+    report["confidence"] = fit_confidence(by_vault, vector)
+    report["calibration"] = fit_calibration(by_vault, vector)
+    return report
+
+
+def fit_calibration(
+    by_vault: dict[str, list[dict[str, Any]]], vector: Sequence[float]
+) -> tuple[float, float]:
+    """(slope, intercept): a note's score as the probability that it answers (logistic
+    regression over every candidate of the real questions; every vault weighs the same)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    xs, ys, ws = [], [], []
+    for rows in by_vault.values():
+        real = _real(rows)
+        for row in real:
+            for path, f in zip(row["paths"], row["features"], strict=True):
+                xs.append([math.fsum(a * b for a, b in zip(f, vector, strict=True))])
+                ys.append(1.0 if path in row["answers"] else 0.0)
+                ws.append(1.0 / (len(real) * max(1, len(row["paths"]))))
+    model = LogisticRegression(C=1.0, max_iter=5000)
+    model.fit(np.asarray(xs), np.asarray(ys), sample_weight=np.asarray(ws) * 1000)
+    return float(model.coef_[0][0]), float(model.intercept_[0])
+
+
+def _print(mode: str, report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    title = "both channels" if mode == "channels" else "the dense channel off"
+    table = Table(title=f"The right note first: candidates ranked by the fitted ranker ({title})")
+    for col in ("vault", "weights", "questions", "first", "within 3", "within 10", "MRR"):
+        table.add_column(col)
+    for name, res in report["vaults"].items():
+        for label in ("in_sample", "left_out", "dense_alone", "entry_alone"):
+            r = res[label]
+            table.add_row(
+                name,
+                label.replace("_", " "),
+                str(r["questions"]),
+                f"{r['first']:.1f}",
+                f"{r['within_3']:.1f}",
+                f"{r['within_10']:.1f}",
+                f"{r['mrr']:.3f}",
+            )
+    Console().print(table)
+    Console().print({k: round(v, 3) for k, v in report["weights"].items()})
+
+
+def _write(report: dict[str, Any], command: str) -> None:
+    """`bridge/core/ranker_weights.py`: the weights fitted on every vault, with and without the
+    dense channel (the only part of the fit that ships)."""
+    import textwrap
+
+    from bridge.core.ranker import FEATURES, FIXED
+
+    vaults = ", ".join(
+        f"{name} ({res['in_sample']['questions']} questions)"
+        for name, res in report["channels"]["vaults"].items()
+    )
+
+    def entries(values: dict[str, float]) -> str:
+        return "\n".join(f"        {json.dumps(k)}: {round(v, 6)!r}," for k, v in values.items())
+
+    def weights(part: dict[str, Any], name: str) -> str:
+        note = {n: FIXED.get(n, part["weights"].get(n, 0.0)) for n in FEATURES}
+        conf = part["confidence"]
+        return (
+            f"{name} = RankerWeights(\n"
+            f"    note={{\n{entries(note)}\n    }},\n"
+            f"    calibration=({round(part['calibration'][0], 6)!r}, "
+            f"{round(part['calibration'][1], 6)!r}),\n"
+            f"    confidence={{\n{entries(conf['weights'])}\n    }},\n"
+            f"    confidence_bias={round(conf['bias'], 6)!r},\n"
+            f"    source={json.dumps('bench/fit_ranker.py')},\n"
+            ")\n"
+        )
+
+    about = textwrap.fill(
+        f"Fitted on the real questions of {vaults} (`{command}`); the figures, in sample and "
+        "by vault left out, are in docs/benchmarks.md. `FITTED` ranks with both channels, "
+        "`FITTED_LEXICAL` when the dense channel gives nothing.",
+        width=96,
+    )
+    text = (
+        '"""The ranker\'s weights (`bridge.core.ranker`), written by `bench/fit_ranker.py`.\n\n'
+        f"{about}\n"
+        '"""\n\n'
+        "from bridge.core.ranker import RankerWeights\n\n"
+        f"{weights(report['channels'], 'FITTED')}\n"
+        f"{weights(report['lexical'], 'FITTED_LEXICAL')}"
+    )
+    WEIGHTS_FILE.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    col = sub.add_parser("collect")
+    col.add_argument("--vault", action="append", default=[], metavar="NAME=DIR")
+    col.add_argument("--locomo", type=Path)
+    col.add_argument("--state-root", type=Path, required=True)
+    col.add_argument("--out", type=Path, required=True)
+    fitp = sub.add_parser("fit")
+    fitp.add_argument("features", type=Path)
+    fitp.add_argument("--write", action="store_true")
+    fitp.add_argument("--json", action="store_true")
+    fitp.add_argument("--c", type=float, default=1.0)
+    fitp.add_argument(
+        "--packing",
+        type=float,
+        default=2.0,
+        help="how strongly a note's score carries to its blocks",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        out: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+        for item in args.vault:
+            name, _, folder = item.partition("=")
+            out[name] = collect_vault(name, Path(folder), args.state_root / name)
+            args.out.write_text(json.dumps(out))
+        if args.locomo is not None:
+            out["locomo"] = collect_locomo(args.locomo, args.state_root)
+            args.out.write_text(json.dumps(out))
+        return 0
+    fit(args.features, args.write, args.json, args.c)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

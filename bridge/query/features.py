@@ -1,0 +1,210 @@
+"""The ranker's features of each candidate note, computed in one place (`bridge.core.ranker`).
+
+Reads what the searches found (BM25 hits of the three searches, the dense passages), asks the
+index which of the question's words each candidate holds in which field (one search per
+field group, not per word), and the dense channel for each candidate's similarities. Nothing
+here decides anything: the scoring function does, with fitted weights.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bridge.core.compose import named_identifiers
+from bridge.core.link_graph import LinkGraph
+from bridge.core.ranker import FEATURES, INDEX
+from bridge.core.ranking import normalised_relevance
+from bridge.index.analysis import QueryTerms, analyze
+from bridge.index.manifest import NoteRecord
+from bridge.index.search_index import SearchIndex
+from bridge.query.dense import DenseFound, DenseSearch, NoteSimilarity
+
+BlockKey = tuple[int, int]
+_MAX_BLOCKS = 1000  # blocks of one note read to find an identifier
+
+
+@dataclass
+class Found:
+    """What the searches found for one question, as the features read it."""
+
+    entries: Mapping[int, float]  # note -> entry BM25
+    blocks: Mapping[BlockKey, float]  # block -> block BM25
+    windows: Mapping[BlockKey, float]  # block -> window BM25
+    dense: DenseFound
+    records: Mapping[int, NoteRecord]
+    joined: Mapping[int, int] = field(default_factory=dict)  # note -> referrer (relations)
+    other_language: frozenset[int] = frozenset()
+    lifecycle: Mapping[int, float] = field(default_factory=dict)  # note -> L
+
+
+class FeatureReader:
+    """Feature vectors of candidate notes over one index (and its dense channel)."""
+
+    def __init__(
+        self, index: SearchIndex, dense: DenseSearch | None, relevance_scale: float
+    ) -> None:
+        self.index = index
+        self.dense = dense
+        self.scale = relevance_scale
+        self._graph_lock = threading.Lock()
+        self._graph: tuple[int, dict[str, int]] | None = None
+
+    def features(
+        self, terms: QueryTerms, found: Found, candidates: Sequence[int], text: str = ""
+    ) -> dict[int, list[float]]:
+        """Each candidate's feature values, in `FEATURES` order (`text`: the question)."""
+        out = {nid: [0.0] * len(FEATURES) for nid in candidates}
+        if not out:
+            return out
+        self._lexical(found, out)
+        self._fields(terms, found, out)
+        self._identifiers(text, found, out)
+        self._dense(found, out)
+        self._structure(found, out)
+        for nid, values in out.items():
+            if nid in found.joined:
+                values[INDEX["relation"]] = 1.0
+            if nid in found.other_language:
+                values[INDEX["other_language"]] = 1.0
+            values[INDEX["lifecycle"]] = found.lifecycle.get(nid, 0.5) - 0.5
+        return out
+
+    def _lexical(self, found: Found, out: dict[int, list[float]]) -> None:
+        top_e = max(found.entries.values(), default=0.0)
+        best_b = _best_per_note(found.blocks)
+        best_w = _best_per_note(found.windows)
+        top_b = max(best_b.values(), default=0.0)
+        top_w = max(best_w.values(), default=0.0)
+        e, ea, b, w = INDEX["entry"], INDEX["entry_abs"], INDEX["block"], INDEX["window"]
+        for nid, values in out.items():
+            entry = found.entries.get(nid, 0.0)
+            values[e] = entry / top_e if top_e > 0 else 0.0
+            values[ea] = normalised_relevance(entry, self.scale)
+            values[b] = best_b.get(nid, 0.0) / top_b if top_b > 0 else 0.0
+            values[w] = best_w.get(nid, 0.0) / top_w if top_w > 0 else 0.0
+
+    def _fields(self, terms: QueryTerms, found: Found, out: dict[int, list[float]]) -> None:
+        """Shares of the question's words, weighted by rarity, in each field of each note."""
+        words = [*terms.words, *terms.bigrams]
+        if not words:
+            return
+        weights = self.index.word_weights(words)
+        total = math.fsum(weights)
+        if total <= 0:
+            return
+        nids = list(out)
+
+        def shares(fields: Sequence[str]) -> dict[int, float]:
+            held = self.index.held_words(words, nids, fields)
+            return {nid: _share(mask, weights) / total for nid, mask in held.items()}
+
+        for name, fields in (
+            ("coverage", ()),
+            ("title", ("title",)),
+            ("summary", ("summary",)),
+            ("path", ("path_text",)),
+            ("name", ("title", "path_text")),
+        ):
+            column = INDEX[name]
+            for nid, value in shares(fields).items():
+                out[nid][column] = value
+        named = INDEX["named"]
+        asked = set(words)
+        by_word = dict(zip(words, weights, strict=True))
+        for nid, values in out.items():
+            rec = found.records.get(nid)
+            if rec is None:
+                continue
+            title = _title_words(rec.title)
+            if title and asked.issuperset(title):
+                values[named] = math.fsum(by_word[w] for w in title) / total
+
+    def _identifiers(self, text: str, found: Found, out: dict[int, list[float]]) -> None:
+        """Notes holding, verbatim, an identifier the question names (`named_identifiers`).
+
+        The notes' text is read only when the question names one (most do not), and only for
+        the notes holding some of its words.
+        """
+        names = named_identifiers(text) if text else frozenset()
+        if not names:
+            return
+        column, held = INDEX["identifier"], INDEX["coverage"]
+        for nid, values in out.items():
+            rec = found.records.get(nid)
+            if rec is None or values[held] <= 0:
+                continue
+            blocks = self.index.blocks((nid, i) for i in range(min(rec.blocks, _MAX_BLOCKS)))
+            body = "\n".join(b.text for b in blocks.values()).lower()
+            if any(name in body for name in names):
+                values[column] = 1.0
+
+    def _dense(self, found: Found, out: dict[int, list[float]]) -> None:
+        dense = found.dense
+        if self.dense is None or dense.vector is None or not dense.ranks:
+            return
+        sims: Mapping[int, NoteSimilarity] = self.dense.note_similarity(dense.vector, list(out))
+        top = dense.top
+        d, da, c, card, spread = (
+            INDEX["dense"],
+            INDEX["dense_abs"],
+            INDEX["centre"],
+            INDEX["card"],
+            INDEX["spread"],
+        )
+        for nid, values in out.items():
+            sim = sims.get(nid)
+            if sim is None:
+                continue
+            values[d] = sim.best - top
+            values[da] = sim.best
+            values[c] = sim.centre
+            values[card] = sim.card
+            values[spread] = sim.spread
+
+    def _structure(self, found: Found, out: dict[int, list[float]]) -> None:
+        inbound = self._inbound()
+        i, o, listing = INDEX["inlinks"], INDEX["outlinks"], INDEX["listing"]
+        for nid, values in out.items():
+            rec = found.records.get(nid)
+            if rec is None:
+                continue
+            values[i] = math.log1p(inbound.get(rec.path, 0))
+            values[o] = math.log1p(len(rec.links))
+            values[listing] = min(1.0, len(rec.links) / max(1, rec.blocks))
+
+    def _inbound(self) -> dict[str, int]:
+        """How many notes link to each note, for the index's generation."""
+        generation = self.index.generation
+        with self._graph_lock:
+            if self._graph is not None and self._graph[0] == generation:
+                return self._graph[1]
+            graph = LinkGraph()
+            links = {r.path: r.links for r in self.index.all_records()}
+            graph.build(links, self.index.link_resolver())
+            counts = {path: len(sources) for path, sources in graph.all_backlinks().items()}
+            self._graph = (generation, counts)
+            return counts
+
+
+def _best_per_note(scores: Mapping[BlockKey, float]) -> dict[int, float]:
+    best: dict[int, float] = {}
+    for (nid, _), score in scores.items():
+        if score > best.get(nid, 0.0):
+            best[nid] = score
+    return best
+
+
+def _share(mask: int, weights: Sequence[float]) -> float:
+    return math.fsum(w for i, w in enumerate(weights) if mask >> i & 1)
+
+
+def _title_words(title: str) -> frozenset[str]:
+    return frozenset(analyze(title))
+
+
+def feature_rows(values: Mapping[int, Sequence[float]], nids: Iterable[int]) -> list[list[float]]:
+    """The rows of `nids`, in that order (for the fit script)."""
+    return [list(values[n]) for n in nids]
