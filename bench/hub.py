@@ -74,8 +74,10 @@ def _settings(vault: Path, state: Path, overrides: list[str]) -> Settings:
 
 
 def _rank(result: QueryResult, answers: set[str]) -> int | None:
+    """The place of the first source that answers; a source answers through its copies too
+    (`also_in`: one source for a page and its copies)."""
     for i, source in enumerate(result.sources[:10], start=1):
-        if source.path in answers:
+        if source.path in answers or answers.intersection(source.also_in):
             return i
     return None
 

@@ -33,7 +33,7 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _SPACE = re.compile(r"[ \t]+")
 # Bumped whenever `readable`, `passages` or `card` cut differently: stored passages are planned
 # again (only the texts that changed are embedded again).
-PASSAGE_RULE = 4
+PASSAGE_RULE = 5
 # The span a note's card is stored under (`card`): no block's.
 CARD = -1
 _CARD_WORDS = 48
@@ -124,7 +124,7 @@ def passages(
     """
     shown = readable([b.text for b in blocks])
     if boilerplate:
-        shown = [_without(text, boilerplate) for text in shown]
+        shown = [_without(text, boilerplate, b.text) for text, b in zip(shown, blocks, strict=True)]
     out: list[Passage] = []
     lines: list[str] = []
     first = last = -1
@@ -180,7 +180,7 @@ def card(
     """
     shown = readable([b.text for b in blocks])
     if boilerplate:
-        shown = [_without(text, boilerplate) for text in shown]
+        shown = [_without(text, boilerplate, b.text) for text, b in zip(shown, blocks, strict=True)]
     pairs = list(zip(blocks, shown, strict=True))
     about = next((t for b, t in pairs if b.heading == summary_heading and t), None)
     if about is None:
@@ -191,15 +191,25 @@ def card(
     return Passage(CARD, CARD, text) if text else None
 
 
-def _without(text: str, lines: frozenset[str]) -> str:
-    if not text:
+def _without(text: str, lines: frozenset[str], raw: str = "") -> str:
+    """`text` without the template lines in `lines`; a code block or a callout is kept whole
+    (`_is_example`): the page that explains a template shows its lines as examples."""
+    if not text or _is_example(raw or text):
         return text
     return "\n".join(line for line in text.split("\n") if line.strip() not in lines).strip()
 
 
+def _is_example(raw: str) -> bool:
+    """A fenced code block or a callout (`> [!note]`): shown as written, never boilerplate."""
+    start = raw.lstrip()
+    return start.startswith(("```", "~~~", "> [!", ">[!"))
+
+
 def note_lines(texts: Sequence[str]) -> set[str]:
-    """The distinct readable lines of one note (to count how many notes share a line)."""
-    return {line.strip() for text in readable(texts) for line in text.split("\n") if line.strip()}
+    """The distinct readable lines of one note (to count how many notes share a line); code
+    blocks and callouts are not counted (`_is_example`)."""
+    kept = [t for t in texts if not _is_example(t)]
+    return {line.strip() for text in readable(kept) for line in text.split("\n") if line.strip()}
 
 
 def boilerplate_lines(counts: Mapping[str, int], notes: int) -> frozenset[str]:

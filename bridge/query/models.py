@@ -20,8 +20,9 @@ class Excerpt(BaseModel):
     heading: str = Field("", description="Heading path above the block")
     score: float = Field(
         0.0,
-        description="The block's relevance (block, window, note and neighbour BM25 parts); "
-        "the lifecycle reorders blocks within 5% of each other but never changes this",
+        description="The block's priority when the word budget is filled (its block, window, "
+        "note and neighbour BM25 parts and its passage's dense part); the lifecycle reorders "
+        "blocks within 5% of each other but never changes this",
     )
 
 
@@ -31,11 +32,19 @@ class Source(BaseModel):
     path: str
     title: str
     status: str | None = None
-    score: float = Field(description="Fused ranking score (relevance, importance, recency)")
+    score: float = Field(
+        description="The probability (0-1) that this note answers the question, from the "
+        "ranker's score; the sources are in its order"
+    )
     excerpt: str = Field(description="The source's blocks joined, within the word budget")
     via: Literal["search", "relation"] = "search"
     related_from: str | None = Field(None, description="For `via: relation`: the referring note")
     blocks: list[Excerpt] = Field(default_factory=list)
+    also_in: list[str] = Field(
+        default_factory=list,
+        description="Notes whose text nearly repeats this one's (copies, exports, older "
+        "versions): listed once, here",
+    )
 
 
 class QueryResult(BaseModel):

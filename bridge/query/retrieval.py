@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
+from bridge.core.copies import copy_groups, maybe_copies
 from bridge.core.fusion import copy_factors, dense_parts, language_factors
 from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
@@ -29,6 +30,7 @@ from bridge.core.ranking import (
     lifecycle_value,
     pack,
 )
+from bridge.core.text import word_count
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, question_stems
 from bridge.index.documents import IndexedBlock, excerpt_words
@@ -43,6 +45,8 @@ from bridge.query.params import EngineParams
 from bridge.semantic.languages import LanguageDetector
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
+_COPY_LOOKAHEAD = 5  # notes past the limit looked at for copies of the listed ones
+_COPY_BLOCKS = 400  # blocks of a note compared when looking for copies
 _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block is chosen
 # The ordinal of a lead block not chosen yet: which block leads is read only when packing
 # reaches the note (most never are), see `_lead_notes`.
@@ -256,8 +260,7 @@ class Retriever:
         sources = self._sources(
             ranked, chosen, texts, records, shown_score, referrer, priority, limit
         )
-        shown = {s.path for s in sources}
-        used = sum(words[k] for k in chosen if (r := records.get(k[0])) and r.path in shown)
+        used = sum(word_count(e.text) for s in sources for e in s.blocks)  # as shown
         explained = tuple(RankedNote(records[n].path, score[n], tuple(features[n])) for n in ranked)
         evidence = self.evidence.evidence(terms, entry_hits, scope, dense)
         return Retrieval(sources, evidence, used, explained)
@@ -445,33 +448,61 @@ class Retriever:
         for key in chosen:
             by_note.setdefault(key[0], []).append(key)
         floor = self.params.source_ratio * score[ranked[0]] if ranked else 0.0
-        sources: list[Source] = []
         # Notes a relation of a better note brought in stay listed below the others even when
         # far down (see-also: what multi-hop questions need), as DESIGN 3's expansion lists them.
-        listed = [n for n in ranked if score[n] >= floor]
-        listed += [n for n in ranked if score[n] < floor and n in referrer]
+        listed = [n for n in ranked if score[n] >= floor and n in records]
+        listed += [n for n in ranked if score[n] < floor and n in referrer and n in records]
+        copies = self._copies(listed[: limit + _COPY_LOOKAHEAD], records)
+        hidden = {n for others in copies.values() for n in others}
+        sources: list[Source] = []
+        seen: set[str] = set()  # excerpt texts already given: never twice
         for nid in listed:
             if len(sources) >= limit:
                 break
-            rec = records.get(nid)
-            if rec is None:
+            if nid in hidden:
                 continue
+            rec = records[nid]
             keys = sorted(by_note.get(nid, ()), key=lambda k: -priority.get(k, 0.0))
-            excerpts = [
-                Excerpt(
-                    text=_excerpt(texts[k].text),
-                    line=texts[k].line,
-                    block_id=texts[k].block_id,
-                    heading=texts[k].heading,
-                    score=round(priority.get(k, 0.0), 6),
+            excerpts = []
+            for k in keys:
+                block = texts.get(k)
+                if block is None:
+                    continue
+                shown = _excerpt(block.text)
+                if " ".join(shown.split()) in seen:
+                    continue
+                seen.add(" ".join(shown.split()))
+                excerpts.append(
+                    Excerpt(
+                        text=shown,
+                        line=block.line,
+                        block_id=block.block_id,
+                        heading=block.heading,
+                        score=round(priority.get(k, 0.0), 6),
+                    )
                 )
-                for k in keys
-                if k in texts
-            ]
             via = referrer.get(nid)
             source_rec = records.get(via) if via is not None else None
-            sources.append(self._source(rec, excerpts, score[nid], source_rec))
+            source = self._source(rec, excerpts, score[nid], source_rec)
+            also = [records[n].path for n in copies.get(nid, ())]
+            sources.append(source.model_copy(update={"also_in": also}) if also else source)
         return sources
+
+    def _copies(
+        self, notes: Sequence[int], records: Mapping[int, NoteRecord]
+    ) -> dict[int, list[int]]:
+        """Groups of copies among `notes` (best first), as {first: [the others]} (`copy_groups`):
+        the text is read only for notes of about the same size."""
+        pairs = maybe_copies({n: records[n].size for n in notes}, notes)
+        if not pairs:
+            return {}
+
+        def text_of(nid: int) -> str:
+            count = min(records[nid].blocks, _COPY_BLOCKS)
+            blocks = self.index.blocks((nid, i) for i in range(count))
+            return "\n".join(blocks[k].text for k in sorted(blocks))
+
+        return copy_groups(notes, pairs, text_of)
 
     @staticmethod
     def _source(

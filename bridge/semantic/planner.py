@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bridge.core.entry import METADATA_SECTIONS
-from bridge.core.language import letter_count, note_language
+from bridge.core.language import folder_language, letter_count, note_language
 from bridge.core.overview import in_region
 from bridge.core.passages import (
     PASSAGE_RULE,
@@ -91,19 +91,34 @@ class PassagePlanner:
         Frozen once counted: a line that later crosses the threshold would otherwise change
         the passages of every note holding it, and each would be embedded again. Counted from
         `BOILERPLATE_NOTES` notes on; a smaller vault cannot tell a template from chance.
+        Counted within each edition of a vault laid out by language (`en/`, `de/`...): a line
+        the editions copy untranslated (a code example, `views:`) is in one note of each, and
+        counted over the whole vault it passed for a template and was cut from the very page
+        that explains it.
         """
-        kept = store.meta("boilerplate")
+        key = f"boilerplate:{PASSAGE_RULE}"  # counted again when the rule changes
+        kept = store.meta(key)
         if kept is not None:
             self.boilerplate = frozenset(json.loads(kept))
             return
         if len(records) < BOILERPLATE_NOTES:
             return
-        counts: Counter[str] = Counter()
+        editions = self.index.folder_languages() if len(self.index.folder_languages()) >= 2 else ()
+        counts: dict[str | None, Counter[str]] = {}
+        sizes: Counter[str | None] = Counter()
         for rec in records:
+            edition = folder_language(rec.path) if editions else None
+            edition = edition if edition in editions else None
             texts = self._blocks(rec)
-            counts.update(note_lines([texts[k].text for k in sorted(texts)]))
-        self.boilerplate = boilerplate_lines(counts, len(records))
-        store.set_meta("boilerplate", json.dumps(sorted(self.boilerplate)))
+            counts.setdefault(edition, Counter()).update(
+                note_lines([texts[k].text for k in sorted(texts)])
+            )
+            sizes[edition] += 1
+        found: set[str] = set()
+        for edition, lines in counts.items():
+            found |= boilerplate_lines(lines, sizes[edition])
+        self.boilerplate = frozenset(found)
+        store.set_meta(key, json.dumps(sorted(self.boilerplate)))
 
     def from_store(self, rec: NoteRecord, stored: StoredNote | None) -> NotePlan:
         """The stored plan when it is for this content (and its language's choice still

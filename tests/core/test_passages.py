@@ -7,7 +7,15 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.core.passages import PassageBlock, passage_key, passages, readable
+from bridge.core.passages import (
+    CARD,
+    PassageBlock,
+    card,
+    note_lines,
+    passage_key,
+    passages,
+    readable,
+)
 
 
 def test_readable_text_drops_what_obsidian_does_not_show() -> None:
@@ -90,3 +98,35 @@ def test_passages_cover_blocks_in_order_without_overlap(
     spans = [(p.first, p.last) for p in out]
     assert all(first <= last for first, last in spans)
     assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))
+
+
+def test_template_lines_are_left_out_but_code_and_callouts_are_kept_whole() -> None:
+    template = frozenset({"Mobile compatible: Yes", "views:"})
+    blocks = [
+        PassageBlock(0, "Bases", "A base shows notes as a table.\nMobile compatible: Yes"),
+        PassageBlock(1, "Bases", "```yaml\nviews:\n  - type: table\n```"),
+        PassageBlock(2, "Bases", "> [!note]\n> views:\n> lists the views"),
+    ]
+    [found] = passages("Bases", blocks, boilerplate=template)
+    assert "Mobile compatible" not in found.text  # a template line of many notes
+    assert found.text.count("views:") == 2  # the page that explains it keeps its examples
+
+
+def test_code_and_callouts_are_never_counted_as_a_template_line() -> None:
+    lines = note_lines(["Intro line", "```yaml\nviews:\n```", "> [!tip]\n> Use views"])
+    assert lines == {"Intro line"}
+
+
+def test_a_card_is_the_title_and_what_the_note_says_it_is_about() -> None:
+    blocks = [
+        PassageBlock(0, "summary", "Tokens renew at the end of each billing cycle."),
+        PassageBlock(1, "Auth > Relations", "[[billing]] - renews them", metadata=True),
+        PassageBlock(2, "Auth", "A long narrative " + "word " * 100),
+    ]
+    about = card("Auth billing cycle", blocks, "summary")
+    assert about is not None and about.first == about.last == CARD
+    assert about.text == "Auth billing cycle\nTokens renew at the end of each billing cycle."
+    # Without a summary: the first block of knowledge, cut to 48 words.
+    plain = card("Auth", blocks[1:], "summary")
+    assert plain is not None and plain.text.startswith("Auth\nA long narrative")
+    assert len(plain.text.split()) == 1 + 48

@@ -431,3 +431,29 @@ def test_a_question_naming_a_notes_whole_title_finds_that_note_first(tmp_path: P
         assert bridge.engine.search("Things link").sources[0].path == "plugins/things-link.md"
     finally:
         bridge.close()
+
+
+def test_a_page_and_its_copies_are_one_source_and_no_excerpt_repeats(tmp_path: Path) -> None:
+    page = (
+        "# Version history\n\nVersion history keeps every version of a note for a year. Open "
+        "the file menu and pick Version history to restore an older version.\n\nVersions are "
+        "saved every ten minutes while you edit, and once more when you close the note.\n"
+    )
+    notes = {
+        "en/sync/history.md": page,
+        "sandbox/history.md": page,  # a copy someone made to try things out
+        "en/sync/plans.md": "# Plans\n\nSync keeps a year of version history on every plan.\n",
+    }
+    vault = write_notes(tmp_path / "vault", notes)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    try:
+        found = bridge.engine.search("how do I restore an older version of a note?")
+        paths = [s.path for s in found.sources]
+        first = found.sources[0]
+        assert {first.path, *first.also_in} == {"en/sync/history.md", "sandbox/history.md"}
+        assert len(set(paths) & {"en/sync/history.md", "sandbox/history.md"}) == 1
+        shown = [" ".join(b.text.split()) for s in found.sources for b in s.blocks]
+        assert len(shown) == len(set(shown))  # the same paragraph is given once
+        assert found.words == sum(len(t.split()) for t in shown)
+    finally:
+        bridge.close()
