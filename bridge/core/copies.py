@@ -33,14 +33,29 @@ def word_pairs(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(pairwise(words))
 
 
-def maybe_copies(sizes: Mapping[K, int], order: Sequence[K]) -> list[tuple[K, K]]:
-    """Pairs of `order` (best first) whose sizes are close enough to be copies."""
+# How far two copies' scores for the question may be apart: the same text scores the same.
+SIGNAL_GAP = 0.02
+
+
+def maybe_copies(
+    sizes: Mapping[K, int],
+    order: Sequence[K],
+    signals: Mapping[K, Sequence[float]] | None = None,
+) -> list[tuple[K, K]]:
+    """Pairs of `order` (best first) that may be copies: their sizes are close, and so are
+    what the question's searches found in their text (`signals`, e.g. the best block's BM25
+    and the best passage's cosine: the same text gets the same), when given."""
     pairs = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
             small, large = sorted((sizes[a], sizes[b]))
-            if large > 0 and small / large >= SIZE_RATIO:
-                pairs.append((a, b))
+            if large <= 0 or small / large < SIZE_RATIO:
+                continue
+            if signals is not None and any(
+                abs(x - y) > SIGNAL_GAP for x, y in zip(signals[a], signals[b], strict=True)
+            ):
+                continue
+            pairs.append((a, b))
     return pairs
 
 

@@ -35,7 +35,6 @@ from bridge.index.documents import (
 from bridge.index.files import IndexBusyError, IndexCommitError, IndexFiles
 from bridge.index.manifest import Manifest, NoteRecord
 from bridge.index.queries import Hit, idf
-from bridge.index.schema import ENTRY_FIELDS
 from bridge.index.searching import ScoredHits, Snapshot
 from bridge.vault.store import NoteFile
 
@@ -390,14 +389,13 @@ class SearchIndex:
         return self._now.stats.coverage(terms, paths, len(nids))
 
     def held_words(
-        self, words: Sequence[str], nids: Iterable[int], fields: Sequence[str] = ()
-    ) -> dict[int, int]:
-        """Which of `words` (analysed) each of the notes `nids` holds in its entry's `fields`
-        (default: every field): a bit mask of their positions, for notes holding any."""
+        self, words: Sequence[str], nids: Iterable[int], fields: Sequence[str]
+    ) -> dict[str, dict[int, int]]:
+        """For each entry field of `fields`, which of `words` (analysed) each of the notes
+        `nids` holds there: a bit mask of their positions, for the notes holding any."""
         known = self._catalog.paths
         paths = [p for nid in nids if (p := known.get(nid)) is not None]
-        stats = self._now.stats
-        return stats.held(words, paths, fields or tuple(ENTRY_FIELDS))
+        return self._now.stats.held_by_field(words, paths, fields)
 
     def word_weights(self, words: Sequence[str]) -> list[float]:
         """Each (analysed) word's IDF over the notes: what a word tells a note apart by."""

@@ -19,6 +19,7 @@ from bridge.core.ranker import FEATURES, INDEX
 from bridge.core.ranking import normalised_relevance
 from bridge.index.analysis import QueryTerms, analyze
 from bridge.index.manifest import NoteRecord
+from bridge.index.schema import ENTRY_FIELDS
 from bridge.index.search_index import SearchIndex
 from bridge.query.dense import DenseFound, DenseSearch, NoteSimilarity
 
@@ -95,22 +96,23 @@ class FeatureReader:
         total = math.fsum(weights)
         if total <= 0:
             return
-        nids = list(out)
-
-        def shares(fields: Sequence[str]) -> dict[int, float]:
-            held = self.index.held_words(words, nids, fields)
-            return {nid: _share(mask, weights) / total for nid, mask in held.items()}
-
-        for name, fields in (
-            ("coverage", ()),
-            ("title", ("title",)),
-            ("summary", ("summary",)),
-            ("path", ("path_text",)),
-            ("name", ("title", "path_text")),
+        by_field = self.index.held_words(words, list(out), tuple(ENTRY_FIELDS))
+        everywhere: dict[int, int] = {}
+        for masks in by_field.values():
+            for nid, mask in masks.items():
+                everywhere[nid] = everywhere.get(nid, 0) | mask
+        title, path = by_field["title"], by_field["path_text"]
+        named_as = {n: title.get(n, 0) | path.get(n, 0) for n in set(title) | set(path)}
+        for name, masks in (
+            ("coverage", everywhere),
+            ("title", title),
+            ("summary", by_field["summary"]),
+            ("path", path),
+            ("name", named_as),
         ):
             column = INDEX[name]
-            for nid, value in shares(fields).items():
-                out[nid][column] = value
+            for nid, mask in masks.items():
+                out[nid][column] = _share(mask, weights) / total
         named = INDEX["named"]
         asked = set(words)
         by_word = dict(zip(words, weights, strict=True))
@@ -118,9 +120,9 @@ class FeatureReader:
             rec = found.records.get(nid)
             if rec is None:
                 continue
-            title = _title_words(rec.title)
-            if title and asked.issuperset(title):
-                values[named] = math.fsum(by_word[w] for w in title) / total
+            title_words = _title_words(rec.title)
+            if title_words and asked.issuperset(title_words):
+                values[named] = math.fsum(by_word[w] for w in title_words) / total
 
     def _identifiers(self, text: str, found: Found, out: dict[int, list[float]]) -> None:
         """Notes holding, verbatim, an identifier the question names (`named_identifiers`).

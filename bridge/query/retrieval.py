@@ -20,7 +20,7 @@ from bridge.core.copies import copy_groups, maybe_copies
 from bridge.core.fusion import copy_factors, dense_parts, language_factors
 from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
-from bridge.core.ranker import answer_probability, note_score, weight_vector
+from bridge.core.ranker import INDEX, answer_probability, note_score, weight_vector
 from bridge.core.ranker_weights import FITTED, FITTED_LEXICAL
 from bridge.core.ranking import (
     NEUTRAL,
@@ -46,6 +46,9 @@ from bridge.semantic.languages import LanguageDetector
 
 _LEAD_NOTES = 10  # entry-only notes that get a lead block, best first
 _COPY_LOOKAHEAD = 5  # notes past the limit looked at for copies of the listed ones
+_JOINED_PER_NOTE = 8  # notes one relation away that join the candidates, per note
+# What the question's searches found in a note's text, equal for two copies (`maybe_copies`).
+_TEXT_SIGNALS = tuple(INDEX[n] for n in ("block", "window", "coverage", "dense_abs", "centre"))
 _COPY_BLOCKS = 400  # blocks of a note compared when looking for copies
 _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block is chosen
 # The ordinal of a lead block not chosen yet: which block leads is read only when packing
@@ -189,9 +192,11 @@ class Retriever:
         ]
         referrer: dict[int, int] = {}
         for source, targets in self._related(seeds, records, scope).items():
-            for target in targets:
-                if target not in direct and target not in referrer:
-                    referrer[target] = source
+            # A page that lists hundreds of others lends its first few: the rest would be
+            # candidates nothing else speaks for, each costing its features.
+            joined = [t for t in dict.fromkeys(targets) if t not in direct and t not in referrer]
+            for target in joined[:_JOINED_PER_NOTE]:
+                referrer[target] = source
         if referrer:
             records.update(self.index.records(referrer))
         candidates = [nid for nid in (*direct, *referrer) if nid in records]
@@ -257,8 +262,9 @@ class Retriever:
         chosen = pack(resolved, words, budget, min_left=3)
         texts = self.index.blocks(chosen)  # the text of the packed blocks only
         shown_score = {n: answer_probability(score[n], weights) for n in ranked}
+        signals = {n: [features[n][i] for i in _TEXT_SIGNALS] for n in ranked}
         sources = self._sources(
-            ranked, chosen, texts, records, shown_score, referrer, priority, limit
+            ranked, chosen, texts, records, shown_score, referrer, priority, limit, signals
         )
         used = sum(word_count(e.text) for s in sources for e in s.blocks)  # as shown
         explained = tuple(RankedNote(records[n].path, score[n], tuple(features[n])) for n in ranked)
@@ -438,6 +444,7 @@ class Retriever:
         referrer: Mapping[int, int],
         priority: Mapping[BlockKey, float],
         limit: int,
+        signals: Mapping[int, Sequence[float]],
     ) -> list[Source]:
         """The first `limit` notes of the ranking, each with its packed blocks (best first);
         a note none of whose blocks fit the budget is listed without an excerpt. `score` is
@@ -452,7 +459,7 @@ class Retriever:
         # far down (see-also: what multi-hop questions need), as DESIGN 3's expansion lists them.
         listed = [n for n in ranked if score[n] >= floor and n in records]
         listed += [n for n in ranked if score[n] < floor and n in referrer and n in records]
-        copies = self._copies(listed[: limit + _COPY_LOOKAHEAD], records)
+        copies = self._copies(listed[: limit + _COPY_LOOKAHEAD], records, signals)
         hidden = {n for others in copies.values() for n in others}
         sources: list[Source] = []
         seen: set[str] = set()  # excerpt texts already given: never twice
@@ -489,11 +496,15 @@ class Retriever:
         return sources
 
     def _copies(
-        self, notes: Sequence[int], records: Mapping[int, NoteRecord]
+        self,
+        notes: Sequence[int],
+        records: Mapping[int, NoteRecord],
+        signals: Mapping[int, Sequence[float]],
     ) -> dict[int, list[int]]:
         """Groups of copies among `notes` (best first), as {first: [the others]} (`copy_groups`):
-        the text is read only for notes of about the same size."""
-        pairs = maybe_copies({n: records[n].size for n in notes}, notes)
+        the text is read only for notes of about the same size that the question's searches
+        scored alike (`signals`)."""
+        pairs = maybe_copies({n: records[n].size for n in notes}, notes, signals)
         if not pairs:
             return {}
 
