@@ -66,43 +66,59 @@ def _bridge(vault: Path, state: Path) -> Iterator[Any]:
         bridge.close()
 
 
-def _ask(bridge: Any, text: str, scope: str | None = None) -> Any:
+def _ask(bridge: Any, text: str, scope: str | None = None) -> tuple[Any, float]:
+    """The retrieval of `text`, and the share of its words' rarity in words no note holds."""
     from bridge.core.text import normalise_query
     from bridge.index.analysis import query_terms
 
     terms = query_terms(normalise_query(text))
-    return bridge.engine.retrieve(terms, BUDGET, LIMIT, scope, text)
+    total, unknown = bridge.engine.retriever.evidence.words_weight(terms)
+    found = bridge.engine.retrieve(terms, BUDGET, LIMIT, scope, text)
+    return found, unknown / total if total > 0 else 0.0
 
 
-def _row(qid: str, kind: str, found: Any, answers: set[str]) -> dict[str, Any]:
-    ev = found.evidence
+def _row(qid: str, kind: str, asked: tuple[Any, float], answers: set[str]) -> dict[str, Any]:
+    from bridge.core.ranker import CONFIDENCE
+
+    found, unknown = asked
+    inputs = dict(zip(CONFIDENCE, found.evidence.inputs, strict=True))
     return {
         "id": qid,
         "kind": kind,
         "paths": [r.path for r in found.ranked],
         "features": [list(r.features) for r in found.ranked],
         "answers": sorted(answers),
-        "evidence": {
-            "top_rel": ev.top_rel,
-            "unknown": ev.unknown_long_terms / ev.long_terms if ev.long_terms else 0.0,
-        },
+        "evidence": {"unknown": unknown, "closeness": inputs.get("closeness", 0.0)},
     }
 
 
-def collect_vault(name: str, vault: Path, state: Path) -> list[dict[str, Any]]:
+def _probes(bridge: Any) -> list[float]:
+    """Each off-topic probe's best passage cosine in this vault (`bridge.semantic.calibration`):
+    where the vault's off-topic line is drawn from."""
+    from bridge.semantic.calibration import probe_vectors
+
+    semantic = bridge.semantic
+    if semantic is None or len(semantic.matrix) == 0:
+        return []
+    vectors = probe_vectors(semantic.embedder)
+    return [hits[0].score for v in vectors if (hits := semantic.matrix.search(v, 1))]
+
+
+def collect_vault(name: str, vault: Path, state: Path) -> tuple[list[dict[str, Any]], list[float]]:
     real, off = _questions(name)
     rows = []
     with _bridge(vault, state) as bridge:
+        probes = _probes(bridge)
         for q in real:
             rows.append(
                 _row(q["id"], q.get("words", "own"), _ask(bridge, q["question"]), set(q["answers"]))
             )
         for q in off:
             rows.append(_row(q["id"], "off", _ask(bridge, q["question"]), set()))
-    return rows
+    return rows, probes
 
 
-def collect_locomo(path: Path, state: Path) -> list[dict[str, Any]]:
+def collect_locomo(path: Path, state: Path) -> tuple[list[dict[str, Any]], list[float]]:
     sys.path.append(str(ROOT))
     from bench.locomo import Setup, imported, load
 
@@ -113,16 +129,17 @@ def collect_locomo(path: Path, state: Path) -> list[dict[str, Any]]:
         notes: dict[str, str] = {}
         for i, q in enumerate(questions):
             scope = f"conversations/{q.conversation}"
-            found = _ask(bridge, q.text, scope)
+            asked = _ask(bridge, q.text, scope)
             wanted = [_norm(texts[(q.conversation, t)]) for t in q.evidence]
             answers = set()
-            for rel in (r.path for r in found.ranked):
+            for rel in (r.path for r in asked[0].ranked):
                 if rel not in notes:
                     notes[rel] = _norm((vault / rel).read_text(encoding="utf-8"))
                 if any(w in notes[rel] for w in wanted):
                     answers.add(rel)
-            rows.append(_row(f"l{i:04d}", f"c{q.category}", found, answers))
-    return rows
+            rows.append(_row(f"l{i:04d}", f"c{q.category}", asked, answers))
+        probes = _probes(bridge)
+    return rows, probes
 
 
 def _norm(text: str) -> str:
@@ -190,7 +207,14 @@ def lexical_view(by_vault: dict[str, list[dict[str, Any]]]) -> dict[str, list[di
                 for p, f in zip(row["paths"], row["features"], strict=True)
                 if any(f[i] > 0 for i in found)
             ]
-            kept.append({**row, "paths": [p for p, _ in pairs], "features": [f for _, f in pairs]})
+            kept.append(
+                {
+                    **row,
+                    "paths": [p for p, _ in pairs],
+                    "features": [f for _, f in pairs],
+                    "evidence": {**row["evidence"], "closeness": 0.0},
+                }
+            )
         out[name] = kept
     return out
 
@@ -237,23 +261,22 @@ def channel(rows: Sequence[dict[str, Any]], feature: str) -> dict[str, float]:
 
 
 def confidence_inputs(row: dict[str, Any], vector: Sequence[float]) -> dict[str, float]:
-    """What `bridge.core.ranker.confidence` reads, for the row's first candidate."""
+    """What `bridge.core.ranker.confidence` reads, for the row's first candidate, as the
+    product works it out (`bridge.query.evidence.confidence_inputs`)."""
     from bridge.core.ranker import FEATURES
+    from bridge.query.evidence import confidence_inputs as product_inputs
 
     if not row["paths"]:
         return {}
     scores = [math.fsum(a * b for a, b in zip(f, vector, strict=True)) for f in row["features"]]
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
-    first = row["features"][order[0]]
-    second = scores[order[1]] if len(order) > 1 else scores[order[0]] - 5.0
-    return {
-        "score": scores[order[0]],
-        "lead": scores[order[0]] - second,
-        "coverage": first[FEATURES.index("coverage")],
-        "dense_abs": first[FEATURES.index("dense_abs")],
-        "entry_abs": first[FEATURES.index("entry_abs")],
-        "unknown": row["evidence"]["unknown"],
-    }
+    first = dict(zip(FEATURES, row["features"][order[0]], strict=True))
+    second = scores[order[1]] if len(order) > 1 else None
+    held = max(f[FEATURES.index("coverage")] for f in row["features"])
+    ev = row["evidence"]
+    return product_inputs(
+        first, scores[order[0]], second, ev["unknown"], held, ev.get("closeness", 0.0)
+    )
 
 
 def fit_confidence(
@@ -285,10 +308,43 @@ def fit_confidence(
     }
 
 
+def fit_on_topic(
+    by_vault: dict[str, list[dict[str, Any]]], vector: Sequence[float]
+) -> dict[str, Any]:
+    """Logistic regression: is the question about the vault at all? Real questions against
+    off-topic ones, of the vaults that have both (a conversation's questions are all real);
+    within a vault real and off-topic questions weigh the same, and every vault the same."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from bridge.core.ranker import ON_TOPIC
+
+    xs, ys, ws = [], [], []
+    for rows in by_vault.values():
+        real = sum(1 for r in rows if r["kind"] != "off")
+        off = len(rows) - real
+        if not real or not off:
+            continue
+        for row in rows:
+            inputs = confidence_inputs(row, vector) or {"unknown": row["evidence"]["unknown"]}
+            is_real = row["kind"] != "off"
+            xs.append([inputs.get(n, 0.0) for n in ON_TOPIC])
+            ys.append(1.0 if is_real else 0.0)
+            ws.append(1.0 / (real if is_real else off))
+    model = LogisticRegression(C=1.0, max_iter=5000)
+    model.fit(np.asarray(xs), np.asarray(ys), sample_weight=np.asarray(ws) * 1000)
+    return {
+        "weights": {n: float(v) for n, v in zip(ON_TOPIC, model.coef_[0], strict=True)},
+        "bias": float(model.intercept_[0]),
+    }
+
+
 def fit(path: Path, write: bool, as_json: bool, c: float) -> dict[str, Any]:
     """Both weight sets: with the dense channel, and without it (`lexical_view`)."""
-    both: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    both: dict[str, list[dict[str, Any]]] = data["vaults"]
     report = {"channels": fit_mode(both, c), "lexical": fit_mode(lexical_view(both), c)}
+    report["thresholds"] = fit_thresholds(both, report["channels"])
     if write:
         _write(report, "python bench/fit_ranker.py fit FEATURES --write")
     if as_json:
@@ -318,7 +374,112 @@ def fit_mode(by_vault: dict[str, list[dict[str, Any]]], c: float) -> dict[str, A
             "entry_alone": channel(rows, "entry"),
         }
     report["confidence"] = fit_confidence(by_vault, vector)
+    report["on_topic"] = fit_on_topic(by_vault, vector)
     report["calibration"] = fit_calibration(by_vault, vector)
+    return report
+
+
+def fit_thresholds(
+    by_vault: dict[str, list[dict[str, Any]]], channels: dict[str, Any]
+) -> dict[str, Any]:
+    """The decision's thresholds on the confidence, chosen on the vaults' questions and
+    judged by vault left out.
+
+    `ood`: the highest on-topic probability (`bridge.core.ranker.on_topic`) under which at
+    most 2% of any vault's real questions would be answered "Nothing in memory" (a question
+    one note holds every word of never is).
+    `direct`: the lowest confidence from which at most 10% of any vault's real questions get
+    a direct answer from a note that does not answer.
+    """
+    from bridge.core.ranker import RankerWeights, confidence, on_topic
+    from bridge.core.tiers import EVERY_WORD
+
+    weights = RankerWeights(
+        {},
+        (0.0, 0.0),
+        channels["confidence"]["weights"],
+        channels["confidence"]["bias"],
+        "",
+        on_topic=channels["on_topic"]["weights"],
+        on_topic_bias=channels["on_topic"]["bias"],
+    )
+    vector = _vector(channels["weights"])
+    facts: dict[str, list[tuple[bool, float, bool, bool, float]]] = {}
+    for name, rows in by_vault.items():
+        out = []
+        for row in rows:
+            inputs = confidence_inputs(row, vector) or {"unknown": row["evidence"]["unknown"]}
+            conf = confidence(inputs, weights) if "score" in inputs else 0.0
+            topic = on_topic(inputs, weights)
+            named = inputs.get("held", 0.0) >= EVERY_WORD
+            first = bool(row["paths"]) and row["paths"][_order(row, vector)[0]] in row["answers"]
+            out.append((row["kind"] != "off", conf, named, first, topic))
+        facts[name] = out
+
+    def refused(name: str, ood: float) -> tuple[int, int, int, int]:
+        real = [f for f in facts[name] if f[0]]
+        off = [f for f in facts[name] if not f[0]]
+        return (
+            len(real),
+            sum(1 for *_, n, _, t in real if t < ood and not n),
+            len(off),
+            sum(1 for *_, n, _, t in off if t < ood and not n),
+        )
+
+    def highest_ood(names: Sequence[str]) -> float:
+        # A conversation's questions name its speakers, which is never "nothing in memory"
+        # (`is_out_of_domain`): only the vaults with off-topic questions choose the line.
+        names = [n for n in names if any(not f[0] for f in facts[n])] or list(names)
+        best = 0.0
+        for step in range(1, 200):
+            ood = step / 400
+            if all(refused(n, ood)[1] <= 0.02 * refused(n, ood)[0] for n in names):
+                best = ood
+        return best
+
+    def tier_two(name: str, direct: float) -> tuple[float, float]:
+        real = [f for f in facts[name] if f[0]]
+        right = sum(1 for f in real if f[1] >= direct and f[3])
+        wrong = sum(1 for f in real if f[1] >= direct and not f[3])
+        return right / max(1, len(real)), wrong / max(1, len(real))
+
+    def lowest_direct(names: Sequence[str]) -> float:
+        for step in range(5, 96):
+            direct = step / 100
+            if all(tier_two(n, direct)[1] <= 0.10 for n in names):
+                return direct
+        return 0.95
+
+    report: dict[str, Any] = {
+        "ood": highest_ood(list(facts)),
+        "direct": lowest_direct(list(facts)),
+        "vaults": {},
+    }
+    for name in facts:
+        others = [n for n in facts if n != name] or [name]
+        left_ood, left_direct = highest_ood(others), lowest_direct(others)
+        real, rf, off, of = refused(name, report["ood"])
+        _, lrf, _, lof = refused(name, left_ood)
+        right, wrong = tier_two(name, report["direct"])
+        lright, lwrong = tier_two(name, left_direct)
+        report["vaults"][name] = {
+            "real": real,
+            "off_topic": off,
+            "in_sample": {
+                "real_refused": rf,
+                "off_topic_refused": of,
+                "tier_two_answering": round(100 * right, 1),
+                "tier_two_another": round(100 * wrong, 1),
+            },
+            "left_out": {
+                "ood": left_ood,
+                "direct": left_direct,
+                "real_refused": lrf,
+                "off_topic_refused": lof,
+                "tier_two_answering": round(100 * lright, 1),
+                "tier_two_another": round(100 * lwrong, 1),
+            },
+        }
     return report
 
 
@@ -382,6 +543,9 @@ def _write(report: dict[str, Any], command: str) -> None:
     def entries(values: dict[str, float]) -> str:
         return "\n".join(f"        {json.dumps(k)}: {round(v, 6)!r}," for k, v in values.items())
 
+    chosen = report["thresholds"]
+    thresholds = {"direct": chosen["direct"], "ood": chosen["ood"]}
+
     def weights(part: dict[str, Any], name: str) -> str:
         note = {n: FIXED.get(n, part["weights"].get(n, 0.0)) for n in FEATURES}
         conf = part["confidence"]
@@ -392,7 +556,10 @@ def _write(report: dict[str, Any], command: str) -> None:
             f"{round(part['calibration'][1], 6)!r}),\n"
             f"    confidence={{\n{entries(conf['weights'])}\n    }},\n"
             f"    confidence_bias={round(conf['bias'], 6)!r},\n"
+            f"    on_topic={{\n{entries(part['on_topic']['weights'])}\n    }},\n"
+            f"    on_topic_bias={round(part['on_topic']['bias'], 6)!r},\n"
             f"    source={json.dumps('bench/fit_ranker.py')},\n"
+            f"    thresholds={{\n{entries(thresholds)}\n    }},\n"
             ")\n"
         )
 
@@ -435,13 +602,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "collect":
-        out: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+        out: dict[str, Any] = (
+            json.loads(args.out.read_text()) if args.out.exists() else {"vaults": {}, "probes": {}}
+        )
         for item in args.vault:
             name, _, folder = item.partition("=")
-            out[name] = collect_vault(name, Path(folder), args.state_root / name)
+            rows, probes = collect_vault(name, Path(folder), args.state_root / name)
+            out["vaults"][name], out["probes"][name] = rows, probes
             args.out.write_text(json.dumps(out))
         if args.locomo is not None:
-            out["locomo"] = collect_locomo(args.locomo, args.state_root)
+            rows, probes = collect_locomo(args.locomo, args.state_root)
+            out["vaults"]["locomo"], out["probes"]["locomo"] = rows, probes
             args.out.write_text(json.dumps(out))
         return 0
     fit(args.features, args.write, args.json, args.c)

@@ -16,7 +16,6 @@ from typing import Any
 
 from bridge.core.dialect import describe
 from bridge.core.fusion import DenseParams
-from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 from bridge.curate.executor import CurationExecutor
@@ -204,32 +203,16 @@ def engine_params(settings: Settings) -> EngineParams:
         for name in type(settings).model_fields
         if name.startswith(prefix) and name.removeprefix(prefix) in fields
     }
-    values["maturity_value"] = {
-        Maturity.CORE: settings.rank_core_value,
-        Maturity.VALIDATED: settings.rank_validated_value,
-        Maturity.DRAFT: settings.rank_draft_value,
-    }
+    fitted = TierParams()
     tiers = TierParams(
-        direct_min=settings.tier_direct_min,
-        direct_sure=settings.tier_direct_sure,
-        direct_gap=settings.tier_direct_gap,
-        one_call_min=settings.tier_one_call_min,
-        ood_min_entries=settings.ood_min_entries,
-        ood_rel=settings.ood_min_relevance,
-        ood_unknown_rel=settings.ood_unknown_relevance,
-        ood_unknown_share=settings.ood_unknown_share,
-        ood_dense=settings.ood_dense_min,
-        ood_coverage=settings.ood_dense_coverage,
+        direct=_or(settings.tier_direct_confidence, fitted.direct),
+        one_call=settings.tier_one_call_confidence,
+        ood=_or(settings.ood_confidence, fitted.ood),
     )
     dense = DenseParams(
-        block_weight=settings.dense_block_weight,
-        depth=settings.dense_depth,
         other_language=settings.dense_other_language,
     )
     return EngineParams(
-        entry_limit=settings.query_entry_limit,
-        block_limit=settings.query_block_limit,
-        window_limit=settings.query_window_limit,
         default_budget=settings.query_budget_words,
         llm_budget_words=settings.query_llm_budget_words,
         answer_words=settings.query_answer_words,
@@ -284,3 +267,7 @@ def open_bridge(settings: Settings) -> Bridge:
         # Tiers 3-4; the tools search through the same engine, hence attached after creation.
         engine.answerer = LLMAnswerer(client, MemoryTools(engine, store), settings.llm_agent_rounds)
     return Bridge(settings, store, index, lifecycle, engine, semantic)
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value

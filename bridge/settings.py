@@ -233,45 +233,38 @@ class Settings(BaseSettings):
 
     # -- ranking and query tiers (DESIGN sections 3 and 5; docs/query.md) ------------------
 
-    # `rank_*` settings are `RankingParams` fields of the same name (without the prefix);
+    # The ranking settings a user has a reason to change (docs/configuration.md, "Ranking"):
+    # `rank_*` are `RankingParams` fields of the same name (without the prefix);
     # `runtime.engine_params` maps the others. The names are public: keep them stable.
     rank_importance_weight: float = Field(default=0.2, ge=0)
     rank_recency_weight: float = Field(default=0.6, ge=0)
     rank_maturity_weight: float = Field(default=0.2, ge=0)
     rank_lifecycle_tolerance: float = Field(default=0.05, ge=0, le=1)
-    rank_lifecycle_margin: float = Field(default=0.02, ge=0, le=1)
-    rank_relevance_scale: float = Field(default=2.0, gt=0)
-    rank_core_value: float = Field(default=1.0, ge=0, le=1)
-    rank_validated_value: float = Field(default=0.5, ge=0, le=1)
-    rank_draft_value: float = Field(default=0.0, ge=0, le=1)
-    rank_window_weight: float = Field(default=0.4, ge=0)
-    rank_entry_weight: float = Field(default=0.5, ge=0)
-    rank_neighbour_weight: float = Field(default=0.4, ge=0)
     # At least 1 (1: no boost): below it the named speaker's own turns sink, and 0 wiped them
     # from every answer (LoCoMo dev recall @500: 9.4%, lexical-only 13.4%).
     rank_speaker_boost: float = Field(default=1.6, ge=1)
-    rank_relations_block_weight: float = Field(default=0.5, ge=0)
-    rank_relation_sources: int = Field(default=3, ge=0, le=100)
-    tier_direct_min: float = Field(default=0.85, ge=0, le=1)
-    tier_direct_sure: float = Field(default=0.93, ge=0, le=1)
-    tier_direct_gap: float = Field(default=0.08, ge=0, le=1)
-    tier_one_call_min: float = Field(default=0.7, ge=0, le=1)
-    ood_min_entries: int = Field(default=50, ge=0)
-    ood_min_relevance: float = Field(default=0.6, ge=0, le=1)
-    ood_unknown_relevance: float = Field(default=0.85, ge=0, le=1)
-    ood_unknown_share: float = Field(default=0.5, gt=0, le=1)
-    ood_dense_coverage: float = Field(default=0.5, ge=0, le=1)
-    ood_dense_min: float | None = Field(
+    tier_direct_confidence: float | None = Field(
         default=None,
-        ge=-1,
+        ge=0,
         le=1,
-        description="Best passage cosine below which a question is out of domain; default: "
-        "measured on the vault with off-topic probes, at most the model's own line (0.42 for "
-        "the bundled one).",
+        description="Confidence that the first source answers from which tier 2 answers "
+        "without an LLM (default: the fitted one); lower answers directly more often, and "
+        "wrongly more often.",
     )
-    query_entry_limit: int = Field(default=100, ge=1, le=100_000)
-    query_block_limit: int = Field(default=400, ge=1, le=100_000)
-    query_window_limit: int = Field(default=400, ge=1, le=100_000)
+    tier_one_call_confidence: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="Confidence from which one LLM call (tier 3) answers; below it, the "
+        "agentic loop (tier 4) searches further.",
+    )
+    ood_confidence: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Confidence under which a question is answered 'Nothing in memory' "
+        "(default: the fitted one); a question one note holds every word of never is.",
+    )
     query_budget_words: int = Field(default=500, ge=10, le=100_000)
     query_llm_budget_words: int = Field(default=1500, ge=10, le=100_000)
     query_answer_words: int = Field(default=120, ge=10, le=100_000)
@@ -314,8 +307,6 @@ class Settings(BaseSettings):
     )
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
-    dense_block_weight: float = Field(default=0.6, ge=0)
-    dense_depth: int = Field(default=100, ge=1, le=10_000)
     dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
 

@@ -85,12 +85,11 @@ def test_a_scope_that_names_no_folder_is_a_usage_error(
 def test_a_query_no_note_matches_says_the_memory_holds_nothing(
     template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """In a vault too small for the out-of-domain rule, no hit at all still says so."""
+    """However small the vault, a question no note holds a word of is "nothing in memory"."""
     common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
     code, out = run(capsys, "query", "quantum chromodynamics lattice", *common)
-    assert code == 0 and out["sources"] == [] and out["answer"] is None
-    message = str(out["message"])
-    assert message.startswith("Nothing in memory about this") and "excerpts" not in message
+    assert code == 0 and out["sources"] == [] and out["ood"] is True
+    assert str(out["answer"]).startswith("Nothing in memory about this")
 
 
 def test_search_has_no_tier_and_a_query_without_words_says_why(

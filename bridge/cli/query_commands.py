@@ -29,7 +29,7 @@ from bridge.cli.app import (
     settings_for,
 )
 from bridge.cli.running import request_body, running, writing_locally
-from bridge.query.models import NO_TERMS, QueryResult
+from bridge.query.models import NO_TERMS, QueryResult, Source
 from bridge.settings import Settings
 
 if TYPE_CHECKING:
@@ -115,19 +115,31 @@ def _print_result(result: QueryResult, answer: bool) -> None:
     table.add_column("source", **PATH_COLUMN)
     table.add_column("status")
     table.add_column("score", justify="right")
-    table.add_column("excerpt")
+    table.add_column("best excerpt")
     for i, source in enumerate(result.sources, 1):
         where = escape(source.path)
         if source.via == "relation" and source.related_from:
             where += f"\n[dim]via {escape(source.related_from)}[/]"
+        for copy in source.also_in:
+            where += f"\n[dim]also in {escape(copy)}[/]"
         table.add_row(
             str(i),
             where,
             source.status or "",
-            f"{source.score:.3f}",
-            escape(source.excerpt) if source.excerpt else "[dim](related, no excerpt)[/]",
+            f"{source.score:.2f}",
+            _best_excerpt(source),
         )
     console.print(table)
+
+
+def _best_excerpt(source: Source) -> str:
+    """The source's best block, under its heading; `--json` has every block."""
+    if not source.blocks:
+        return "[dim](no excerpt in the word budget)[/]"
+    best = source.blocks[0]
+    heading = best.heading.rsplit(" > ", 1)[-1].strip()
+    shown = escape(best.text)
+    return f"[dim]{escape(heading)}[/]\n{shown}" if heading else shown
 
 
 def _run(

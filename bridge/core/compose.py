@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from bridge.core.entry import METADATA_SECTIONS
 from bridge.core.markdown import excerpt_text
-from bridge.core.text import word_count
+from bridge.core.text import STOP_WORDS, word_count
 
 # Entry-format section names say nothing to a reader: a part under them shows no heading.
 PLAIN_SECTIONS = frozenset({"narrative", "snippets", "notes", "raw concept", "relations"})
@@ -37,6 +37,12 @@ CONTEXT_SHARE = 0.3
 LEAD_SHARE = 0.5
 # A piece of a block the retrieval ranked at the top is worth up to this much more.
 RANK_SHARE = 1.0
+# A piece of the note's passage closest in meaning is worth this share of the question's
+# rarest word, words or none: "who gets woken up at night?" is answered by "the on-call
+# engineer is paged", which shares none of its words. From a passage at least `MEANING_FLOOR`
+# of the way to the closest, a block's pieces are weighed even without a question word.
+MEANING_SHARE = 0.6
+MEANING_FLOOR = 0.75
 
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) followed by a space and an
 # upper-case letter, digit, quote or bracket; "e.g. the", "v1.2" and "24 h; refresh" stay whole.
@@ -60,6 +66,9 @@ class NoteText:
     # How the retrieval ranked each block (0 to 1, by block index; absent: not ranked). The
     # ranker knows what words alone do not: neighbours, windows, the speaker named.
     ranked: Mapping[int, float] = field(default_factory=dict)
+    # How close each block's passage is to the question in meaning (0 to 1 within the note,
+    # by block index; absent: not embedded): a sentence can answer in other words.
+    meaning: Mapping[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,7 @@ def compose_answer(
     if not wanted or not notes:
         return []
     named = named_identifiers(query)
+    rarest = max((weights.get(t, 0.0) for t in wanted), default=0.0)
     units: list[_Unit] = []
     for n, note in enumerate(notes):
         # A note whose title carries the question's words is about it: its opening paragraph
@@ -109,16 +119,22 @@ def compose_answer(
         lead = True
         for b, (heading, text) in enumerate(note.blocks):
             # A block without a query term gives pieces worth nothing (only the opening one
-            # can gain from the title): those are not cut at all, most blocks of a long note.
-            keep_silent = lead and about > 0
+            # can gain from the title, or one close in meaning): those are not cut at all,
+            # most blocks of a long note.
+            close = note.meaning.get(b, 0.0)
+            keep_silent = (lead and about > 0) or close >= MEANING_FLOOR
             found = _units(n, b, heading, text, wanted, weights, named, analyze, keep_silent)
             rank = note.ranked.get(b, 0.0)
             if rank:
                 found = [replace(u, score=u.score * (1.0 + RANK_SHARE * rank)) for u in found]
+            if close > 0:
+                bonus = MEANING_SHARE * rarest * close
+                found = [replace(u, score=u.score + bonus) for u in found if u.kind != "code"]
             if lead and found and found[0].kind == "sentence":
                 found = [replace(u, score=u.score + LEAD_SHARE * about) for u in found]
                 lead = False
             units += _with_context(found)
+    units = _distinct(u for u in units if not _is_fragment(u))
     best = max((u.score for u in units), default=0.0)
     worth = [u for u in units if u.score > 0 and u.score >= MIN_SHARE * best]
     chosen = _choose(worth, max_words)
@@ -131,6 +147,38 @@ def compose_answer(
         ]
         chosen = _lead(opening, max_words)
     return _parts(chosen, notes)
+
+
+def _distinct(units: Iterable[_Unit]) -> list[_Unit]:
+    """Each piece once: the same sentence in two blocks (a note quoting itself, a copy)
+    counts where it is worth most."""
+    best: dict[str, _Unit] = {}
+    order: list[str] = []
+    for unit in units:
+        key = " ".join(unit.text.split()).lower()
+        if key not in best:
+            order.append(key)
+            best[key] = unit
+        elif unit.score > best[key].score:
+            best[key] = unit
+    return [best[key] for key in order]
+
+
+_TERMINAL = ".!?:;)]\"'`*"
+_STOPS = frozenset(STOP_WORDS)
+
+
+def _is_fragment(unit: _Unit) -> bool:
+    """A piece a reader cannot take alone: a sentence cut off mid-way ("The Law of Inertia is
+    one of the", a block ending where a line break split it) or a leftover quote marker."""
+    if unit.kind != "sentence":
+        return False
+    text = unit.text.strip()
+    if not text or text.startswith((">", "#")):
+        return True
+    if text[-1] in _TERMINAL:
+        return False
+    return text.split()[-1].lower() in _STOPS
 
 
 def _with_context(units: list[_Unit]) -> list[_Unit]:

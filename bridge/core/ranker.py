@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Every feature of a (question, note) pair, in the order the weights are kept. Scores of one
 # search are divided by that search's best score for the question (1.0: the best note); the
@@ -69,6 +69,13 @@ class RankerWeights:
     confidence: Mapping[str, float]
     confidence_bias: float
     source: str  # what fitted them
+    # The log-odds that the question is about the vault at all (`ON_TOPIC`): what "nothing in
+    # memory" reads.
+    on_topic: Mapping[str, float] = field(default_factory=dict)
+    on_topic_bias: float = 0.0
+    # The decision's thresholds chosen with them (`bridge.core.tiers`): the confidence from
+    # which tier 2 answers (`direct`) and under which the memory holds nothing (`ood`).
+    thresholds: Mapping[str, float] = field(default_factory=dict)
 
 
 # Features whose weights are set, not fitted, with the reason. The benches' notes all start
@@ -102,6 +109,8 @@ CONFIDENCE: tuple[str, ...] = (
     "dense_abs",  # its best passage's cosine
     "entry_abs",  # its entry BM25 as s / (2 + s)
     "unknown",  # share of the question's words (by rarity) no note of the vault holds
+    "held",  # the largest share of the question's words (by rarity) one candidate holds
+    "closeness",  # how far the best passage is above unrelated questions' (`Probes.z`)
 )
 
 
@@ -109,6 +118,19 @@ def confidence(values: Mapping[str, float], weights: RankerWeights) -> float:
     """The probability that the first source answers the question (0-1)."""
     z = weights.confidence_bias + math.fsum(
         weights.confidence.get(name, 0.0) * values.get(name, 0.0) for name in CONFIDENCE
+    )
+    return _sigmoid(z)
+
+
+# What the on-topic model reads: how much of the question's words one note holds, how far its
+# best passage is above unrelated questions', and how much of it no note holds.
+ON_TOPIC: tuple[str, ...] = ("held", "closeness", "unknown")
+
+
+def on_topic(values: Mapping[str, float], weights: RankerWeights) -> float:
+    """The probability that the vault holds something on the question at all (0-1)."""
+    z = weights.on_topic_bias + math.fsum(
+        weights.on_topic.get(name, 0.0) * values.get(name, 0.0) for name in ON_TOPIC
     )
     return _sigmoid(z)
 

@@ -1,13 +1,16 @@
-"""Tier and out-of-domain decisions (DESIGN section 5), on normalised relevance only.
+"""Tier and out-of-domain decisions (DESIGN section 5), from one confidence.
 
-Lifecycle weights change the order of results but never the confidence: a popular note must
-not make a weak match look like an answer.
+Lifecycle weights change the order of results but never the decision: a popular note must not
+make a weak match look like an answer. The confidence is the ranker's (`bridge.core.ranker`):
+the probability that the first source answers, fitted on questions of real vaults.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from bridge.core.ranker_weights import FITTED
 
 
 class Route(StrEnum):
@@ -22,83 +25,64 @@ class Route(StrEnum):
 
 @dataclass(frozen=True)
 class TierParams:
-    """Thresholds of DESIGN section 5; each one is a setting."""
+    """Where the confidence sends a question; each one is a setting (docs/configuration.md).
 
-    direct_min: float = 0.85
-    direct_sure: float = 0.93
-    direct_gap: float = 0.08
-    one_call_min: float = 0.7
-    ood_min_entries: int = 50
-    ood_rel: float = 0.6
-    ood_unknown_rel: float = 0.85
-    ood_unknown_share: float = 0.5
-    # Below this cosine of the best passage, the dense channel says the memory holds nothing
-    # on the question: a fixed line (a setting); None: the vault's own, measured by the
-    # dense channel (`Evidence.dense_line`).
-    ood_dense: float | None = None
-    ood_coverage: float = 0.5
+    `direct` and `one_call` are the confidences from which tier 2 answers, and from which one
+    LLM call (tier 3) rather than the agentic loop (tier 4) does; under `ood` the memory holds
+    nothing on the question (`Evidence.on_topic`).
+    """
+
+    direct: float = FITTED.thresholds["direct"]
+    one_call: float = 0.2  # a one-in-five chance the first source answers: worth one call
+    ood: float = FITTED.thresholds["ood"]
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the search found, as the decision needs it."""
+    """What the decision knows about a question, and what tier 1 needs to decide it again for
+    another question that retrieves the same notes (`EvidenceReader.for_words`)."""
 
-    top_rel: float
-    second_rel: float
-    hits: int
-    entries_in_vault: int
-    all_terms_found: bool
-    unknown_long_terms: int
-    long_terms: int
-    has_terms: bool = True
-    dense_top: float | None = None  # the best passage's cosine; None: no dense channel
-    dense_line: float | None = None  # the off-topic line that cosine is held to; None: none
-    term_coverage: float = 1.0  # most of the query's IDF weight one top note holds
-    names_speaker: bool = False  # the question names a speaker of the vault's transcripts
+    has_terms: bool
+    confidence: float  # the probability that the first source answers (0-1)
+    held: float  # the largest share of the question's words (by rarity) one candidate holds
+    on_topic: float = 1.0  # the probability that the vault holds anything on it (0-1)
+    # It names something the vault holds: a name or a term written as one ("Maya", "JWT",
+    # "Dataview"), or a speaker of its transcripts.
+    names_held: bool = False
+    top_rel: float = 0.0  # the first entry's BM25 as s / (2 + s): shown as `relevance`
+    # For deciding again for another question's words (tier 1): the confidence's inputs (in
+    # `bridge.core.ranker.CONFIDENCE` order), the question's words' summed rarity, and whether
+    # the dense channel ranked (which weights gave the confidence).
+    inputs: tuple[float, ...] = ()
+    words_weight: float = 0.0
+    dense_ranked: bool = False
+
+
+# Held by one note, the question's words name it (an error code, a name the encoder cannot
+# read): never "nothing in memory", whatever the confidence.
+EVERY_WORD = 0.99
 
 
 def is_out_of_domain(ev: Evidence, p: TierParams) -> bool:
-    """The memory holds nothing on this: only decided once the vault is big enough to know.
-
-    Trigger: no note has all the words, the best match is middling, and words of 4+ letters
-    occur nowhere in the vault. Why a share: one unknown word in an otherwise well-matched
-    question ("partake", "grandmother" where notes say "grandma") is a vocabulary gap, not
-    another domain; on LoCoMo the one-word rule sent 10 of 883 answerable questions to OOD.
-    Outcome: OOD needs at least half of the long words to be unknown.
-    """
-    if ev.dense_top is not None and ev.dense_line is not None:
-        # Trigger: in a 6,500-note vault every question, "what is the capital of Australia"
-        # too, had a BM25 match at relevance 0.95, so the lexical rule flagged none of 12
-        # off-topic questions. Why: the best passage's similarity separates most of them
-        # (off-topic 0.17-0.40, real 0.43-0.82 there; bench/hub.py), whatever the vault's
-        # size; but conversation questions score lower (2% of LoCoMo's below 0.35), and
-        # those still name the vault's people or hold most of a note's rare words.
-        # Outcome: below the line, out of domain unless one note holds every query word
-        # or `ood_coverage` of their IDF weight, or the question names a transcript speaker.
-        return (
-            ev.dense_top < ev.dense_line
-            and not ev.all_terms_found
-            and ev.term_coverage < p.ood_coverage
-            and not ev.names_speaker
-        )
-    if ev.entries_in_vault < p.ood_min_entries:
+    """The memory holds nothing on this: so unlikely is the vault to be about it
+    (`Evidence.on_topic`: how much of its words one note holds, how far its best passage is
+    above unrelated questions', how much of it no note holds). A question one note holds
+    every word of, or that names something a note holds (`Evidence.names_held`), is never
+    refused."""
+    if not ev.has_terms or ev.held >= EVERY_WORD or ev.names_held:
         return False
-    if ev.top_rel < p.ood_rel:
-        return True
-    unknown = ev.long_terms > 0 and ev.unknown_long_terms / ev.long_terms >= p.ood_unknown_share
-    return not ev.all_terms_found and ev.top_rel < p.ood_unknown_rel and unknown
+    return ev.on_topic < p.ood
 
 
 def route(ev: Evidence, p: TierParams) -> Route:
-    """Tier 2 when one hit is clearly the answer; tier 3 when it is probably there; else 4."""
+    """Tier 2 when the first source is likely the answer; tier 3 when the notes are probably
+    there; else tier 4; "nothing in memory" when no note is likely to answer at all."""
     if not ev.has_terms:
         return Route.NOTHING
     if is_out_of_domain(ev, p):
         return Route.OOD
-    if ev.top_rel >= p.direct_min and (
-        ev.top_rel >= p.direct_sure or ev.hits == 1 or ev.top_rel - ev.second_rel >= p.direct_gap
-    ):
+    if ev.confidence >= p.direct:
         return Route.DIRECT
-    if ev.top_rel >= p.one_call_min:
+    if ev.confidence >= p.one_call:
         return Route.ONE_CALL
     return Route.AGENTIC

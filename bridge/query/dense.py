@@ -38,6 +38,9 @@ class DenseFound:
     ready: bool = True
     # The question's unit vector (None: not embedded), for each candidate's own similarities.
     vector: npt.NDArray[np.float32] | None = None
+    # How many spreads of the vault's off-topic probes the best passage is above their mean
+    # (`bridge.semantic.calibration.Probes.z`); None before the probes are measured.
+    closeness: float | None = None
 
     @property
     def ranks(self) -> bool:
@@ -76,6 +79,12 @@ class DenseSearch(Protocol):
         self, vector: npt.NDArray[np.float32], nids: Iterable[int]
     ) -> dict[int, NoteSimilarity]:
         """Each embedded note's similarities to the question `vector` (others left out)."""
+        ...
+
+    def passage_cosines(
+        self, vector: npt.NDArray[np.float32], nid: int
+    ) -> list[tuple[int, int, float]]:
+        """Each passage of note `nid` as (first block, last block, cosine to `vector`)."""
         ...
 
     def copies(self, nids: Iterable[int]) -> list[int]:

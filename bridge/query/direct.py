@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bridge.core.compose import NoteText, compose_answer, render_answer
@@ -32,12 +32,17 @@ class DirectAnswer:
     cited: list[str]
 
 
+Meaning = Callable[[int], Sequence[tuple[int, int, float]]]
+"""A note's passages as (first block, last block, cosine to the question), by note id."""
+
+
 def direct_answer(
     index: SearchIndex,
     query: str,
     terms: QueryTerms,
     sources: Sequence[Source],
     max_words: int,
+    meaning: Meaning | None = None,
 ) -> DirectAnswer | None:
     """Compose from the first source; from the next one when the first holds nothing that
     answers. The sources are in the ranker's order: the first is the note most likely to
@@ -57,7 +62,7 @@ def direct_answer(
         )
     for source in found[:2]:
         best_block = max((e.score for e in source.blocks), default=0.0) or 1.0
-        text = _note_text(index, source, best_block)
+        text = _note_text(index, source, best_block, meaning)
         if text is None:
             continue
         parts = compose_answer(query, words, weights, [text], analyze, max_words)
@@ -82,7 +87,9 @@ def _joined_words(query: str, index: SearchIndex) -> dict[str, list[str]]:
     return joined
 
 
-def _note_text(index: SearchIndex, source: Source, top: float) -> NoteText | None:
+def _note_text(
+    index: SearchIndex, source: Source, top: float, meaning: Meaning | None = None
+) -> NoteText | None:
     stamp = index.stamp(source.path)
     if stamp is None:
         return None
@@ -95,7 +102,27 @@ def _note_text(index: SearchIndex, source: Source, top: float) -> NoteText | Non
     kept = _own_blocks(b for _, b in sorted(stored.items()) if not _is_summary(b))
     at_line = {b.line: i for i, b in enumerate(kept) if b.line is not None}
     ranked = {at_line[e.line]: e.score / top for e in source.blocks if e.line in at_line}
-    return NoteText(source.path, source.title, [(b.heading, b.text) for b in kept], ranked)
+    close = _closeness(kept, meaning(stamp.nid)) if meaning is not None else {}
+    blocks = [(b.heading, b.text) for b in kept]
+    return NoteText(source.path, source.title, blocks, ranked, close)
+
+
+def _closeness(
+    kept: Sequence[IndexedBlock], passages: Sequence[tuple[int, int, float]]
+) -> dict[int, float]:
+    """Each kept block's passage's cosine, from 0 (the note's farthest passage) to 1 (its
+    closest); a note of one passage is close throughout."""
+    if not passages:
+        return {}
+    low = min(c for _, _, c in passages)
+    span = max(c for _, _, c in passages) - low
+    out: dict[int, float] = {}
+    for i, block in enumerate(kept):
+        for first, last, cosine in passages:
+            if first <= block.ord <= last:
+                out[i] = (cosine - low) / span if span > 1e-9 else 1.0
+                break
+    return out
 
 
 def _own_blocks(blocks: Iterable[IndexedBlock]) -> list[IndexedBlock]:

@@ -16,7 +16,7 @@ from typing import Protocol, assert_never
 
 from bridge.core.paths import normalise_folder
 from bridge.core.text import normalise_query
-from bridge.core.tiers import Evidence, Route, route
+from bridge.core.tiers import Evidence, Route, is_out_of_domain, route
 from bridge.index.analysis import QueryTerms, query_terms
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import CacheEntry, QueryCache
@@ -38,6 +38,13 @@ NO_LLM = (
     "(set VAULT_BRIDGE_LLM_MODEL to let tier {tier} answer)."
 )
 NO_MATCH = "Nothing in memory about this: no note holds any of the query's words."
+NO_SENTENCE = (
+    "No sentence of the first sources answers this in so many words: their excerpts are below."
+)
+NOTHING_CLOSE = (
+    "Nothing in memory is close to this: no note holds most of its words, and none is near it "
+    "in meaning."
+)
 
 
 class Answerer(Protocol):
@@ -143,7 +150,8 @@ class QueryEngine:
             return False
         if entry.evidence is None:
             return False
-        mine = self.retriever.evidence.evidence_for(terms, entry.evidence, scope)
+        weights = self.retriever.weights_for(entry.evidence.dense_ranked)
+        mine = self.retriever.evidence.for_words(terms, entry.evidence, weights)
         return route(mine, self.params.tiers) == route(entry.evidence, self.params.tiers)
 
     def search(
@@ -153,7 +161,8 @@ class QueryEngine:
         limit: int = 10,
         scope: str | None = None,
     ) -> QueryResult:
-        """Ranked sources with excerpts, no caches and no out-of-domain cut: "show me notes".
+        """Ranked sources with excerpts, no caches: "show me notes". Nothing when neither
+        channel has anything close (`is_out_of_domain`): a made-up word finds no notes.
 
         Nothing is credited: a list of notes is not a use. Opening one of them with the
         result's `query_id` is (`use`).
@@ -164,17 +173,19 @@ class QueryEngine:
         terms = query_terms(normalise_query(text))
         budget = budget_words or self.params.default_budget
         found = self.retrieve(terms, budget, limit, self._known_scope(scope), text)
+        far = is_out_of_domain(found.evidence, self.params.tiers)
+        message = NO_TERMS if terms.empty else NOTHING_CLOSE if far else None
         result = QueryResult(
             query=text,
             answer=None,
             tier=2,
             latency_ms=0.0,
-            ood=False,
-            sources=found.sources,
+            ood=far,
+            sources=[] if far else found.sources,
             generation=generation,
             relevance=found.evidence.top_rel,
-            message=None if not terms.empty else NO_TERMS,
-            words=found.words,
+            message=message,
+            words=0 if far else found.words,
         )
         return self._deliver(result, {}, start)
 
@@ -269,11 +280,12 @@ class QueryEngine:
             case Route.OOD:
                 result = skeleton.model_copy(update={"ood": True, "answer": OOD_ANSWER})
             case Route.DIRECT:
-                direct = self._direct_answer(text, terms, found.sources)
+                direct = self._direct_answer(text, terms, found)
                 result = skeleton.model_copy(
                     update={
                         "answer": direct.text if direct else None,
                         "answered_from": direct.cited if direct else [],
+                        "message": None if direct else NO_SENTENCE,
                         **with_sources,
                     }
                 )
@@ -290,16 +302,18 @@ class QueryEngine:
                 assert_never(decision)
         return result, found.evidence
 
-    def _direct_answer(
-        self, text: str, terms: QueryTerms, sources: Sequence[Source]
-    ) -> DirectAnswer | None:
-        """Tier 2: the sentences of the best note(s) that answer, in reading order, cited."""
+    def _direct_answer(self, text: str, terms: QueryTerms, found: Retrieval) -> DirectAnswer | None:
+        """Tier 2: the sentences of the first source that answer, chosen by words and meaning,
+        in reading order, cited."""
+        dense, vector = self.retriever.dense, found.question
+
+        def meaning(nid: int) -> Sequence[tuple[int, int, float]]:
+            if dense is None or vector is None:
+                return []
+            return dense.passage_cosines(vector, nid)
+
         return direct_answer(
-            self.index,
-            text,
-            terms,
-            sources,
-            self.params.answer_words,
+            self.index, text, terms, found.sources, self.params.answer_words, meaning
         )
 
     def _llm_answer(

@@ -1,20 +1,21 @@
 """What the tier and out-of-domain decisions know about a question (`Evidence`).
 
-Read from the searches' hits and, where a decision hangs on them, a few more lookups: every
-term in one note, words the vault does not hold, the share of the question's rare words one
-top note holds, and whether the question names a transcript speaker (DESIGN 5, docs/query.md
-"Out of domain").
+The ranker's confidence that the first source answers, how much of the question's words one
+note holds, and the dense channel's best cosine against the vault's off-topic line (DESIGN 5,
+docs/query.md "Confidence and out of domain"). Also the transcript speaker a question names,
+which the block rule boosts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping
 from dataclasses import replace
 
-from bridge.core.ranking import normalised_relevance
+from bridge.core.ranker import CONFIDENCE, RankerWeights, confidence, on_topic
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, analyze
-from bridge.index.search_index import Hit, SearchIndex
+from bridge.index.search_index import SearchIndex
 from bridge.query.dense import DenseFound
 from bridge.query.params import EngineParams
 
@@ -26,6 +27,18 @@ class EvidenceReader:
         self.index = index
         self.params = params
         self._speaker_terms: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+
+    def names_held(self, terms: QueryTerms, text: str) -> bool:
+        """The question names something a note holds: a word written as a name ("Maya",
+        "JWT", "Dataview": a capital past the sentence's first word) that a note holds, or a
+        transcript speaker of the vault. "A question is never refused when a note holds its
+        rare words": names are the rare words a person writes as such."""
+        if self.names_any_speaker(terms):
+            return True
+        for name in _names(text):
+            if any(self.index.doc_frequency(t) > 0 for t in analyze(name)):
+                return True
+        return False
 
     def names_any_speaker(self, terms: QueryTerms) -> bool:
         """True when the question names at least one transcript speaker of the vault."""
@@ -46,92 +59,86 @@ class EvidenceReader:
         named = [s for s, toks in self._speaker_terms[1].items() if toks and toks <= words]
         return named[0] if len(named) == 1 else None
 
-    def evidence(
-        self,
-        terms: QueryTerms,
-        entry_hits: Sequence[Hit],
-        scope: str | None,
-        dense: DenseFound | None = None,
-    ) -> Evidence:
-        scale = self.params.ranking.relevance_scale
-        scores = [normalised_relevance(h.score, scale) for h in entry_hits]
-        top = scores[0] if scores else 0.0
-        second = scores[1] if len(scores) > 1 else 0.0
-        # A scoped query judges "out of domain" within its folder, like its ranking does.
-        entries = self.index.note_count(scope)
-        dense_top = dense.top if dense is not None and dense.hits else None
-        line = self._line(dense)
-        all_found, unknown = self._ood_inputs(terms, top, entries, scope, dense_top, line)
-        coverage, speaker = 1.0, False
-        low = dense_top is not None and line is not None and dense_top < line
-        if low and not all_found:  # the other ways out of "nothing in memory", on need
-            coverage = self.index.term_coverage(terms, [h.nid for h in entry_hits[:20]])
-            speaker = self.names_any_speaker(terms)
-        return Evidence(
-            top_rel=top,
-            second_rel=second,
-            hits=len(scores),
-            entries_in_vault=entries,
-            all_terms_found=all_found,
-            unknown_long_terms=unknown,
-            long_terms=len(terms.long_words),
-            has_terms=not terms.empty,
-            dense_top=dense_top,
-            dense_line=line if dense_top is not None else None,
-            term_coverage=coverage,
-            names_speaker=speaker,
-        )
+    @staticmethod
+    def closeness(dense: DenseFound | None) -> float:
+        """How far the best passage is above unrelated questions' in this vault
+        (`Probes.z`); 0 while the dense channel has not embedded every note yet
+        (`DenseFound.covered`), or gives nothing."""
+        if dense is None or not dense.covered or not dense.hits or dense.closeness is None:
+            return 0.0
+        return dense.closeness
 
-    def evidence_for(self, terms: QueryTerms, base: Evidence, scope: str | None) -> Evidence:
-        """`base`, another query's evidence, with this query's out-of-domain inputs.
+    def words_weight(self, terms: QueryTerms) -> tuple[float, float]:
+        """(the question's words' summed rarity, the part of it in words no note holds)."""
+        words = [*terms.words, *terms.bigrams]
+        weights = self.index.word_weights(words)
+        unknown = sum(w for word, w in zip(words, weights, strict=True) if not self._known(word))
+        return sum(weights), unknown
 
-        For two queries whose known words are the same (tier 1), the searches find the same
-        hits; only what the OOD rule counts (unknown words, all words found) can differ.
+    def _known(self, word: str) -> bool:
+        return self.index.doc_frequency(word) > 0
+
+    def for_words(self, terms: QueryTerms, base: Evidence, weights: RankerWeights) -> Evidence:
+        """`base`, another question's evidence, decided again for this question's words.
+
+        Tier 1 reuses an answer only when the words that differ match no note, so the searches
+        find the same notes: what changes is how much of the question they hold. The shares
+        are rescaled to this question's words (a word no note holds weighs most), and the
+        confidence is worked out again from them: "dunning emails lowdown" and "dunning
+        emails" retrieve the same notes, but one note holds all of the second.
         """
-        all_found, unknown = self._ood_inputs(
-            terms, base.top_rel, base.entries_in_vault, scope, base.dense_top, base.dense_line
-        )
+        total, unknown = self.words_weight(terms)
+        if total <= 0 or base.words_weight <= 0:
+            return replace(base, has_terms=not terms.empty)
+        scale = base.words_weight / total
+        inputs = dict(zip(CONFIDENCE, base.inputs, strict=True)) if base.inputs else {}
+        if inputs:
+            inputs["coverage"] = min(1.0, inputs["coverage"] * scale)
+            inputs["held"] = min(1.0, inputs["held"] * scale)
+            inputs["unknown"] = unknown / total
+        held = min(1.0, base.held * scale)
+        topic = {
+            "held": held,
+            "closeness": inputs.get("closeness", 0.0),
+            "unknown": unknown / total,
+        }
         return replace(
             base,
-            all_terms_found=all_found,
-            unknown_long_terms=unknown,
-            long_terms=len(terms.long_words),
             has_terms=not terms.empty,
+            held=held,
+            on_topic=on_topic(topic, weights),
+            confidence=confidence(inputs, weights) if inputs else base.confidence,
+            inputs=tuple(inputs[n] for n in CONFIDENCE) if inputs else base.inputs,
+            words_weight=total,
         )
 
-    def _line(self, dense: DenseFound | None) -> float | None:
-        """The off-topic line: the setting's when fixed, else the vault's measured one; none
-        while the dense channel has not embedded every note yet (`DenseFound.covered`)."""
-        if dense is not None and not dense.covered:
-            return None
-        fixed = self.params.tiers.ood_dense
-        if fixed is not None:
-            return fixed
-        return None if dense is None else dense.line
 
-    def _ood_inputs(
-        self,
-        terms: QueryTerms,
-        top: float,
-        entries: int,
-        scope: str | None,
-        dense_top: float | None = None,
-        line: float | None = None,
-    ) -> tuple[bool, int]:
-        """(some note has every term, long words unknown to the vault), where they matter."""
-        tp = self.params.tiers
-        if terms.empty:
-            return True, 0
-        if dense_top is not None and line is not None:
-            # The dense channel decides (`is_out_of_domain`); every term in one note can
-            # still overrule a low similarity (an error code, a name the model cannot read).
-            if dense_top >= line:
-                return True, 0
-            return self.index.all_terms_match(terms, scope), 0
-        # The extra lookups only matter in the band where they can change the decision.
-        band = tp.ood_rel <= top < tp.ood_unknown_rel
-        if entries < tp.ood_min_entries or not band:
-            return True, 0
-        all_found = self.index.all_terms_match(terms, scope)
-        unknown = sum(1 for t in terms.long_words if not self.index.term_exists(t))
-        return all_found, unknown
+def confidence_inputs(
+    first: Mapping[str, float],
+    score: float,
+    second: float | None,
+    unknown: float,
+    held: float,
+    closeness: float,
+) -> dict[str, float]:
+    """What the confidence reads (`CONFIDENCE`): the first note's features, its score, how
+    far it leads the second note (5 when it is alone), the unknown words' share, the most of
+    the question's words one candidate holds, and the best passage's closeness."""
+    return {
+        "score": score,
+        "lead": score - second if second is not None else 5.0,
+        "coverage": first.get("coverage", 0.0),
+        "dense_abs": first.get("dense_abs", 0.0),
+        "entry_abs": first.get("entry_abs", 0.0),
+        "unknown": unknown,
+        "held": held,
+        "closeness": closeness,
+    }
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w-]*[A-Za-z0-9]|[A-Z]{2,}[\w-]*)")
+
+
+def _names(text: str) -> list[str]:
+    """Words of `text` written as names: a capital, not opening a sentence (and not "I")."""
+    return [m.group(1) for m in _NAME.finditer(text.strip())]

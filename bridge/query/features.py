@@ -88,40 +88,52 @@ class FeatureReader:
             values[w] = best_w.get(nid, 0.0) / top_w if top_w > 0 else 0.0
 
     def _fields(self, terms: QueryTerms, found: Found, out: dict[int, list[float]]) -> None:
-        """Shares of the question's words, weighted by rarity, in each field of each note."""
+        """Shares of the question's words, weighted by rarity, in each field of each note.
+
+        A question in a language with a stemmer (`question_stems`) is also measured by its
+        native stems, which a note in that language holds beside its words: a note's share
+        is the better of the two, so "synchronisieren" is held by a page saying
+        "Synchronisierung".
+        """
         words = [*terms.words, *terms.bigrams]
         if not words:
             return
+        forms = [words, list(terms.stems)] if terms.stems else [words]
+        asked = [w for form in forms for w in form]
+        by_field = self.index.held_words(asked, list(out), tuple(ENTRY_FIELDS))
+        title, path = by_field["title"], by_field["path_text"]
+        fields = {
+            "coverage": _union(by_field.values()),
+            "title": title,
+            "summary": by_field["summary"],
+            "path": path,
+            "name": _union([title, path]),
+        }
+        start = 0
+        for form in forms:
+            weights = self.index.word_weights(form)
+            total = math.fsum(weights)
+            if total > 0:
+                for name, masks in fields.items():
+                    column = INDEX[name]
+                    for nid, mask in masks.items():
+                        share = _share(mask >> start, weights) / total
+                        if share > out[nid][column]:
+                            out[nid][column] = share
+            start += len(form)
         weights = self.index.word_weights(words)
         total = math.fsum(weights)
         if total <= 0:
             return
-        by_field = self.index.held_words(words, list(out), tuple(ENTRY_FIELDS))
-        everywhere: dict[int, int] = {}
-        for masks in by_field.values():
-            for nid, mask in masks.items():
-                everywhere[nid] = everywhere.get(nid, 0) | mask
-        title, path = by_field["title"], by_field["path_text"]
-        named_as = {n: title.get(n, 0) | path.get(n, 0) for n in set(title) | set(path)}
-        for name, masks in (
-            ("coverage", everywhere),
-            ("title", title),
-            ("summary", by_field["summary"]),
-            ("path", path),
-            ("name", named_as),
-        ):
-            column = INDEX[name]
-            for nid, mask in masks.items():
-                out[nid][column] = _share(mask, weights) / total
         named = INDEX["named"]
-        asked = set(words)
+        question = set(words)
         by_word = dict(zip(words, weights, strict=True))
         for nid, values in out.items():
             rec = found.records.get(nid)
             if rec is None:
                 continue
             title_words = _title_words(rec.title)
-            if title_words and asked.issuperset(title_words):
+            if title_words and question.issuperset(title_words):
                 values[named] = math.fsum(by_word[w] for w in title_words) / total
 
     def _identifiers(self, text: str, found: Found, out: dict[int, list[float]]) -> None:
@@ -197,6 +209,15 @@ def _best_per_note(scores: Mapping[BlockKey, float]) -> dict[int, float]:
         if score > best.get(nid, 0.0):
             best[nid] = score
     return best
+
+
+def _union(groups: Iterable[Mapping[int, int]]) -> dict[int, int]:
+    """Each note's masks of several fields or forms, or-ed."""
+    out: dict[int, int] = {}
+    for masks in groups:
+        for nid, mask in masks.items():
+            out[nid] = out.get(nid, 0) | mask
+    return out
 
 
 def _share(mask: int, weights: Sequence[float]) -> float:

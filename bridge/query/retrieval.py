@@ -16,11 +16,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
+import numpy as np
+import numpy.typing as npt
+
 from bridge.core.copies import copy_groups, maybe_copies
 from bridge.core.fusion import copy_factors, dense_parts, language_factors
 from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
-from bridge.core.ranker import INDEX, answer_probability, note_score, weight_vector
+from bridge.core.ranker import (
+    CONFIDENCE,
+    FEATURES,
+    INDEX,
+    RankerWeights,
+    answer_probability,
+    confidence,
+    note_score,
+    on_topic,
+    weight_vector,
+)
 from bridge.core.ranker_weights import FITTED, FITTED_LEXICAL
 from bridge.core.ranking import (
     NEUTRAL,
@@ -28,6 +41,7 @@ from bridge.core.ranking import (
     block_scores,
     lifecycle_stream,
     lifecycle_value,
+    normalised_relevance,
     pack,
 )
 from bridge.core.text import word_count
@@ -37,7 +51,7 @@ from bridge.index.documents import IndexedBlock, excerpt_words
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
-from bridge.query.evidence import EvidenceReader
+from bridge.query.evidence import EvidenceReader, confidence_inputs
 from bridge.query.features import FeatureReader, Found
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
@@ -79,6 +93,7 @@ class Retrieval:
     evidence: Evidence
     words: int
     ranked: tuple[RankedNote, ...] = ()  # every candidate, best first
+    question: npt.NDArray[np.float32] | None = None  # the question's vector, when embedded
 
 
 _MIN_HEAD = 96  # blocks the lifecycle may reorder, at the least
@@ -131,6 +146,10 @@ class Retriever:
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
         self._detector = LanguageDetector()  # loaded by the first question that needs it
 
+    def weights_for(self, dense_ranked: bool) -> RankerWeights:
+        """The ranker's weights with both channels, or those fitted without the dense one."""
+        return self._weights[dense_ranked]
+
     def close(self) -> None:
         """Stop the window-search threads (a query still running finishes first)."""
         self._searches.shutdown(wait=True)
@@ -148,7 +167,7 @@ class Retriever:
         `text` is the question as asked: the dense channel embeds it."""
         p, rp = self.params, self.params.ranking
         if terms.empty:
-            return Retrieval([], self.evidence.evidence(terms, [], scope), 0)
+            return Retrieval([], Evidence(has_terms=False, confidence=0.0, held=0.0), 0)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
@@ -257,10 +276,8 @@ class Retriever:
         )
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
         resolved = self._resolved(order, words, priority, terms)
-        if dense_blocks:
-            resolved = self._counted(resolved, words)
-        chosen = pack(resolved, words, budget, min_left=3)
-        texts = self.index.blocks(chosen)  # the text of the packed blocks only
+        texts: dict[BlockKey, IndexedBlock] = {}  # read as packing reaches them
+        chosen = pack(self._readable(resolved, words, texts), words, budget, min_left=3)
         shown_score = {n: answer_probability(score[n], weights) for n in ranked}
         signals = {n: [features[n][i] for i in _TEXT_SIGNALS] for n in ranked}
         sources = self._sources(
@@ -268,26 +285,83 @@ class Retriever:
         )
         used = sum(word_count(e.text) for s in sources for e in s.blocks)  # as shown
         explained = tuple(RankedNote(records[n].path, score[n], tuple(features[n])) for n in ranked)
-        evidence = self.evidence.evidence(terms, entry_hits, scope, dense)
-        return Retrieval(sources, evidence, used, explained)
+        evidence = self._evidence(
+            terms, text or "", entry_hits, dense, ranked, score, features, both
+        )
+        return Retrieval(sources, evidence, used, explained, dense.vector if both else None)
 
-    def _counted(self, order: Iterator[BlockKey], words: dict[BlockKey, int]) -> Iterator[BlockKey]:
-        """`order` with the excerpt words of the blocks only the dense channel found (the
-        BM25 searches return theirs), read 32 blocks at a time as packing reaches them: it
-        stops after a few dozen, and reading every dense candidate up front was a fifth of a
-        query. A block that no longer exists is skipped."""
+    def _evidence(
+        self,
+        terms: QueryTerms,
+        text: str,
+        entry_hits: Sequence[Hit],
+        dense: DenseFound,
+        ranked: Sequence[int],
+        score: Mapping[int, float],
+        features: Mapping[int, Sequence[float]],
+        both: bool,
+    ) -> Evidence:
+        """What the tier decision reads (`Evidence`): the ranker's confidence that the first
+        source answers, the share of the question's words the best-holding note holds, and
+        the best passage's cosine with the vault's off-topic line."""
+        total, unknown = self.evidence.words_weight(terms)
+        share = unknown / total if total > 0 else 0.0
+        scale = self.params.ranking.relevance_scale
+        top_rel = normalised_relevance(entry_hits[0].score, scale) if entry_hits else 0.0
+        weights = self._weights[both]
+        named = self.evidence.names_held(terms, text)
+        if not ranked:
+            return Evidence(
+                has_terms=True,
+                confidence=0.0,
+                held=0.0,
+                on_topic=on_topic({"unknown": share}, weights),
+                names_held=named,
+                top_rel=top_rel,
+                words_weight=total,
+                dense_ranked=both,
+            )
+        first = dict(zip(FEATURES, features[ranked[0]], strict=True))
+        second = score[ranked[1]] if len(ranked) > 1 else None
+        held = max(features[n][INDEX["coverage"]] for n in ranked)
+        close = self.evidence.closeness(dense) if both else 0.0
+        inputs = confidence_inputs(first, score[ranked[0]], second, share, held, close)
+        return Evidence(
+            has_terms=True,
+            confidence=confidence(inputs, weights),
+            held=held,
+            on_topic=on_topic(inputs, weights),
+            names_held=named,
+            top_rel=top_rel,
+            inputs=tuple(inputs[n] for n in CONFIDENCE),
+            words_weight=total,
+            dense_ranked=both,
+        )
+
+    def _readable(
+        self,
+        order: Iterator[BlockKey],
+        words: dict[BlockKey, int],
+        texts: dict[BlockKey, IndexedBlock],
+    ) -> Iterator[BlockKey]:
+        """`order` without the blocks no reader wants as an excerpt (a Raw Concept line:
+        "Author: agent:claude-code, ..."), their texts read 32 blocks at a time as packing
+        reaches them (into `texts`, which the sources show), with the excerpt words of the
+        blocks only the dense channel found (the BM25 searches return theirs): packing stops
+        after a few dozen, and reading every candidate up front was a fifth of a query. A
+        block that no longer exists is skipped."""
         while True:
             part = list(islice(order, 32))
             if not part:
                 return
-            wanted = [k for k in part if k not in words]
-            if wanted:
-                texts = self.index.blocks(wanted)
-                for key in wanted:
-                    block = texts.get(key)
-                    if block is not None:
-                        words[key] = excerpt_words(block.text)
-            yield from (k for k in part if k in words)
+            texts.update(self.index.blocks(part))
+            for key in part:
+                block = texts.get(key)
+                if block is None or _is_provenance(block.heading):
+                    continue
+                if key not in words:
+                    words[key] = excerpt_words(block.text)
+                yield key
 
     def _lexical_editions(self) -> frozenset[str]:
         """Without the dense channel, the languages of a vault laid out by language
@@ -559,6 +633,12 @@ class Retriever:
                     targets.append(stamp.nid)
             related[nid] = targets
         return related
+
+
+def _is_provenance(heading: str) -> bool:
+    """A block of an entry's Raw Concept section (task, source, author): where the note came
+    from, never an excerpt a reader wants ("Author: agent:claude-code, ...")."""
+    return heading.rsplit(" > ", 1)[-1].strip().lower() == "raw concept"
 
 
 def _lexical_notes(

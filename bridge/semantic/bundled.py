@@ -39,9 +39,6 @@ TOKENIZER = (
 )
 MAX_TOKENS = 256  # the window sentence-transformers gives this model
 DIM = 384
-# Off-topic questions' best passage scored 0.17-0.40 on the Obsidian Hub vault, its real
-# questions 0.43-0.82 (bench/hub.py; docs/benchmarks.md, "Semantic channel").
-OFF_TOPIC_BELOW = 0.42
 # Passages per model call. Larger batches were no faster on one core and held far more
 # memory (a batch of 32 passages of 256 tokens: ~1 GB peak; of 4: ~300 MB).
 BATCH = 4
@@ -165,9 +162,7 @@ def identity(languages: frozenset[str] | None = None, kernels: bool = False) -> 
     """The bundled model's identity (English unless `embed_languages` says otherwise): the
     weights' sha256, and the integer-kernel graph when it runs in one (its vectors differ)."""
     weights = f"{WEIGHTS[2]}+{int8_graph.KERNELS}" if kernels else WEIGHTS[2]
-    return ModelIdentity(
-        NAME, weights, DIM, languages or frozenset({"en"}), off_topic_below=OFF_TOPIC_BELOW
-    )
+    return ModelIdentity(NAME, weights, DIM, languages or frozenset({"en"}))
 
 
 def bundled_embedder(

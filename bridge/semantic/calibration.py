@@ -1,20 +1,16 @@
-"""Where "nothing in memory" starts, measured on the vault itself with off-topic probes.
+"""Where the dense channel says "nothing close", measured on the vault itself with probes.
 
-Trigger: the bundled model's off-topic line (the best passage's cosine, 0.42) was measured on
-one broad vault, the Obsidian Hub (6,500 notes on everything from gardening to tax): there,
-off-topic questions reach 0.17-0.40 because some note is always a little like them, and real
-ones start at 0.43. On a narrow vault, the Obsidian help pages in six languages (229 notes),
-off-topic questions reach only 0.08-0.21 (one naming "obsidian" rock aside) and real ones
-start at 0.32, under the line: a real question was answered "Nothing in memory". How like an
-unrelated question a vault's best passage gets depends on how much the vault covers, so one
-line cannot fit every vault, and models other than the bundled one had no line at all.
-
-Why probes: asking the vault a fixed set of everyday questions no notes vault is about
-(geography, cooking, sport...) shows how high an unrelated question's best passage goes in
-this vault, with this model. Outcome: the line is their mean plus `SPREAD` standard
-deviations (0.43 on the Hub, 0.23 on the help pages), never above the model's own measured
-line, and worked out again when the number of passages has moved by a tenth. The probes are
-not the benches' off-topic questions (bench/data), which stay a held-out check.
+How like an unrelated question a vault's best passage gets depends on how much the vault
+covers: in a broad vault (thousands of notes on everything from gardening to tax) some note
+is always a little like any question; in a narrow one, unrelated questions find nothing near.
+So one cosine cannot fit every vault. Asking the vault a fixed set of everyday questions no
+notes vault is about (geography, cooking, sport...) shows how high an unrelated question's
+best passage goes in this vault, with this model: their mean and spread (`Probes`). A
+question's best passage is then measured in spreads above the probes' mean (`Probes.z`), which
+the ranker's confidence reads beside the words (`bridge.core.ranker.CONFIDENCE`), fitted on the
+benches' real and off-topic questions (`bench/fit_ranker.py`, reported by vault left out).
+Worked out again when the number of passages has moved by a tenth. The probes are none of the
+benches' questions.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ from __future__ import annotations
 import statistics
 import threading
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from bridge.semantic.model import Embedder, Vectors
 
@@ -59,20 +56,32 @@ PROBES: tuple[str, ...] = (
     "what is the population of Brazil?",
     "how do I tie a tie?",
 )
-SPREAD = 2.0  # standard deviations above the probes' mean
 STALE = 0.1  # worked out again once the passages have grown or shrunk by this share
 
 
-def off_topic_line(tops: Sequence[float], ceiling: float | None) -> float | None:
-    """The cosine under which a question's best passage says "off-topic" in this vault.
+class Probes(NamedTuple):
+    """How close unrelated questions get in this vault: their best passages' mean and spread."""
 
-    `tops`: each probe's best passage; `ceiling`: the model's own line, if measured. None
-    without probes (nothing embedded): then the model's line, if any, decides.
-    """
+    mean: float
+    sd: float
+
+    @property
+    def line(self) -> float:
+        """The cosine two spreads above the probes' mean: what `status` shows as the vault's
+        off-topic line (the decision reads how far a question's best passage is from the
+        probes, `z`, with the ranker's confidence)."""
+        return self.mean + 2.0 * self.sd
+
+    def z(self, cosine: float) -> float:
+        """How many spreads `cosine` is above the probes' mean."""
+        return (cosine - self.mean) / self.sd if self.sd > 0 else 0.0
+
+
+def probe_stats(tops: Sequence[float]) -> Probes | None:
+    """The probes' best passages (`tops`) as `Probes`; None without probes (nothing embedded)."""
     if len(tops) < 2:
-        return ceiling
-    line = statistics.fmean(tops) + SPREAD * statistics.pstdev(tops)
-    return line if ceiling is None else min(line, ceiling)
+        return None
+    return Probes(statistics.fmean(tops), statistics.pstdev(tops))
 
 
 def is_stale(measured_at: int, passages: int) -> bool:

@@ -169,6 +169,12 @@ class PassageMatrix:
             part = slice(*self._rows_of(nid))
             return self._codes[part].astype(np.float32) * self._factor[part, None]
 
+    def spans_of(self, nid: int) -> list[tuple[int, int]]:
+        """Note `nid`'s passages' block spans, in the order of `vectors_of`'s rows."""
+        with self._lock:
+            first, stop = self._rows_of(nid)
+            return [(int(a), int(b)) for a, b in self._span[first:stop]]
+
     def search(
         self, query: Vectors, limit: int, notes: Collection[int] | None = None
     ) -> list[DenseHit]:

@@ -31,10 +31,6 @@ class ModelIdentity:
     weights: str
     dim: int
     languages: frozenset[str] | None = None
-    # The best passage's cosine below which a question is off-topic, as measured for this
-    # model on a broad vault: the most a vault's own line (`calibration`) may be, and the
-    # line until one is measured. None when unmeasured: the vault's line alone.
-    off_topic_below: float | None = None
 
     @property
     def key(self) -> str:

@@ -29,7 +29,7 @@ from bridge.core.passages import CARD
 from bridge.index.search_index import SearchIndex
 from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound, NoteSimilarity
-from bridge.semantic.calibration import is_stale, off_topic_line, probe_vectors
+from bridge.semantic.calibration import Probes, is_stale, probe_stats, probe_vectors
 from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.matrix import DenseHit, PassageMatrix
@@ -94,7 +94,8 @@ class SemanticIndex:
         self._thread: threading.Thread | None = None
         self.embedded_now = 0  # passages embedded by this process (not loaded)
         self._scopes: dict[str, tuple[int, frozenset[int]]] = {}
-        self._line: tuple[int, float | None] | None = None  # (passages at, off-topic line)
+        # (passages at, how close unrelated questions get): `bridge.semantic.calibration`.
+        self._line: tuple[int, Probes | None] | None = None
         self._line_lock = threading.Lock()
         # Bumped whenever what `find` can find changes. Trigger: a question asked while the
         # vault was being embedded was answered lexically ("keep my notes the same on my
@@ -402,6 +403,7 @@ class SemanticIndex:
 
     def status(self) -> dict[str, object]:
         """What `/v1/status` shows: the model, the state and the progress in notes."""
+        probes = self._kept_probes()
         with self._cond:
             pending = len(self._queue) if self._loaded else self.index.note_count()
             done = self._served.count
@@ -413,7 +415,7 @@ class SemanticIndex:
             "embedded": done,
             "pending": pending,
             "languages": dict(sorted(languages.items(), key=lambda item: -item[1])),
-            "off_topic_line": None if (line := self._kept_line()) is None else round(line, 3),
+            "off_topic_line": None if probes is None else round(probes.line, 3),
         }
 
     def language_of(self, nid: int) -> str | None:
@@ -530,8 +532,24 @@ class SemanticIndex:
         hits = self.search(vector, depth, None if scope is None else self._scoped(scope))
         found = tuple(PassageHit(h.nid, h.first, h.last, h.score) for h in hits)
         # With `serve`'s thread, the line it keeps current; without, worked out on need.
-        line = self._kept_line() if self._thread is not None else self.off_topic_line()
-        return DenseFound(found, lang, found[0].score if found else 0.0, line, vector=vector)
+        probes = self._kept_probes() if self._thread is not None else self.off_topic_line()
+        top = found[0].score if found else 0.0
+        return DenseFound(
+            found,
+            lang,
+            top,
+            None if probes is None else probes.line,
+            vector=vector,
+            closeness=None if probes is None else probes.z(top),
+        )
+
+    def passage_cosines(self, vector: Vectors, nid: int) -> list[tuple[int, int, float]]:
+        """See `DenseSearch.passage_cosines`."""
+        spans = self.matrix.spans_of(nid)
+        if not spans:
+            return []
+        cosines = self.matrix.vectors_of(nid) @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        return [(first, last, float(c)) for (first, last), c in zip(spans, cosines, strict=True)]
 
     def note_similarity(self, vector: Vectors, nids: Iterable[int]) -> dict[int, NoteSimilarity]:
         """See `DenseSearch.note_similarity`: every passage of each note, not only those the
@@ -554,42 +572,41 @@ class SemanticIndex:
             )
         return out
 
-    def off_topic_line(self) -> float | None:
-        """The cosine under which a question is off-topic in this vault (`calibration`):
-        kept in memory and with the vectors, and worked out again only when the number of
-        passages has moved by a tenth since."""
+    def off_topic_line(self) -> Probes | None:
+        """How close unrelated questions get in this vault (`calibration`): kept in memory and
+        with the vectors, and worked out again only when the number of passages has moved by
+        a tenth since. None before anything is embedded."""
         with self._line_lock:  # `load` took the stored one
             passages = len(self.matrix)
             if self._line is not None and not is_stale(self._line[0], passages):
                 return self._line[1]
-            line = self._measure_line() if passages else self.identity.off_topic_below
-            if self._line is None or self._line[1] != line:
+            probes = self._measure() if passages else None
+            if self._line is None or self._line[1] != probes:
                 self._bump()
-            self._line = (passages, line)
-            if passages:
-                self.store.set_meta("off_topic_line", json.dumps([passages, line]))
-            return line
+            self._line = (passages, probes)
+            if passages and probes is not None:
+                self.store.set_meta("off_topic_probes", json.dumps([passages, *probes]))
+            return probes
 
-    def _kept_line(self) -> float | None:
-        """The line as last worked out (the model's own before the first time)."""
+    def _kept_probes(self) -> Probes | None:
+        """The probes as last worked out (none before the first time)."""
         kept = self._line
-        return self.identity.off_topic_below if kept is None else kept[1]
+        return None if kept is None else kept[1]
 
-    def _stored_line(self) -> tuple[int, float | None] | None:
-        """The line kept with the vectors, if any can be read (else it is measured again)."""
-        raw = self.store.meta("off_topic_line")
+    def _stored_line(self) -> tuple[int, Probes | None] | None:
+        """The probes kept with the vectors, if any can be read (else measured again)."""
+        raw = self.store.meta("off_topic_probes")
         if raw is None:
             return None
         try:
-            passages, line = json.loads(raw)
-            return int(passages), None if line is None else float(line)
+            passages, mean, sd = json.loads(raw)
+            return int(passages), Probes(float(mean), float(sd))
         except (ValueError, TypeError):
             return None
 
-    def _measure_line(self) -> float | None:
+    def _measure(self) -> Probes | None:
         vectors = probe_vectors(self.embedder)
-        tops = [hits[0].score for v in vectors if (hits := self.matrix.search(v, 1))]
-        return off_topic_line(tops, self.identity.off_topic_below)
+        return probe_stats([hits[0].score for v in vectors if (hits := self.matrix.search(v, 1))])
 
     def _scoped(self, scope: str) -> frozenset[int]:
         """The note ids under folder `scope`, kept while the set of paths is unchanged."""

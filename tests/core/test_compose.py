@@ -97,3 +97,38 @@ def test_the_next_sentence_of_a_paragraph_rides_with_the_one_that_names_the_subj
     weights = {"seat": 2.0, "count": 2.0, "stripe": 0.5}
     parts = compose_answer("seat count stripe", list(weights), weights, [note], analyze, 100)
     assert "A nightly job writes it to Stripe." in render_answer(parts)
+
+
+def test_a_sentence_is_given_once_and_a_cut_off_fragment_never() -> None:
+    note = NoteText(
+        path="ops/deploy/rollback.md",
+        title="Rollback procedure",
+        blocks=[
+            ("Rollback procedure > Narrative", "To roll back, redeploy the previous image."),
+            ("Rollback procedure > Again", "To roll back, redeploy the previous image."),
+            ("Rollback procedure > Quote", "> The rollback runbook is one of the"),
+        ],
+    )
+    text = answer("how do I roll back?", [note])
+    assert text.count("To roll back, redeploy the previous image.") == 1
+    assert "one of the" not in text
+
+
+def test_a_sentence_in_other_words_is_chosen_by_meaning() -> None:
+    note = NoteText(
+        path="team/on_call.md",
+        title="On call",
+        blocks=[
+            ("On call > Rota", "The rota changes every Monday at noon."),
+            ("On call > After hours", "The paging service rings the engineer on duty."),
+        ],
+        meaning={1: 1.0, 0: 0.0},  # the second block's passage is the question's closest
+    )
+    weights = {"woken": 3.0, "night": 1.0}
+    question = ("who is woken up at night?", ["woken", "night"], weights)
+    parts = compose_answer(*question, [note], analyze, 120)
+    assert "paging service rings the engineer" in render_answer(parts)
+    assert "rota" not in render_answer(parts)
+    # By words alone, nothing carries the question: the note's opening answers instead.
+    words_only = NoteText(note.path, note.title, note.blocks)
+    assert "rota" in render_answer(compose_answer(*question, [words_only], analyze, 120))

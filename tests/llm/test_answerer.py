@@ -97,9 +97,9 @@ def test_the_engine_routes_to_the_llm_answerer(
         vault=template_vault,
         state_dir=tmp_path / "state",
         llm_model=MODEL,
-        tier_direct_min=1.0,  # never answer directly: this test is about tiers 3 and 4
-        tier_direct_sure=1.0,
-        tier_one_call_min=one_call_min,
+        tier_direct_confidence=1.0,  # never answer directly: this test is about tiers 3 and 4
+        tier_one_call_confidence=one_call_min,
+        ood_confidence=0.0,
     )
     bridge = open_bridge(settings)
     try:
@@ -120,9 +120,9 @@ def test_a_failing_model_degrades_to_excerpts_and_is_not_cached(
         vault=template_vault,
         state_dir=tmp_path / "state",
         llm_model=MODEL,
-        tier_direct_min=1.0,
-        tier_direct_sure=1.0,
-        tier_one_call_min=0.0,
+        tier_direct_confidence=1.0,
+        tier_one_call_confidence=0.0,
+        ood_confidence=0.0,
         llm_timeout_seconds=0.2,  # litellm's mock timeout sleeps this long per attempt
         llm_retries=1,
     )

@@ -28,8 +28,8 @@ from tests.llm.conftest import MODEL, Script
 
 QUESTION = "How long do JWT access tokens live?"
 OUT_OF_TIME = "did not answer in time"
-ROUTE_TO_THE_MODEL: dict[str, Any] = {"tier_direct_min": 1.0, "tier_direct_sure": 1.0}
-TIER = {3: {"tier_one_call_min": 0.0}, 4: {"tier_one_call_min": 1.0}}
+ROUTE_TO_THE_MODEL: dict[str, Any] = {"tier_direct_confidence": 1.0, "ood_confidence": 0.0}
+TIER = {3: {"tier_one_call_confidence": 0.0}, 4: {"tier_one_call_confidence": 1.0}}
 
 
 @pytest.fixture

@@ -1,8 +1,7 @@
 """Golden answers on the template vault: each holds the sentence that answers, and no metadata.
 
 The questions (tests/fixtures/answers/template_questions.json) were written with the sentence of
-the note that answers each; bench/answers.py reports the same set against the old score-order
-answers.
+the note that answers each.
 """
 
 from __future__ import annotations
