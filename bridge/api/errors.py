@@ -45,7 +45,10 @@ class ApiError(Exception):
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    # A message may quote what the client sent; a lone surrogate in it has no UTF-8 form and
+    # turned a 422 into a 500 while the answer was encoded.
+    shown = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"error": {"code": code, "message": shown}}, status_code=status)
 
 
 def private(message: str, places: Sequence[Path]) -> str:

@@ -151,12 +151,19 @@ class CurationExecutor:
             return OpResult(position, op.type, op.path, "failed", op.message)
         try:
             plan = planner.plan(op)
+            if all(c.before == c.after for c in plan.changes):
+                return OpResult(position, op.type, op.path, "applied", "no change: already so")
+            decision, why = decide(self.policy, self.facts(plan))
+            duplicate = self._duplicate_of(plan)
         except PlanError as exc:
             return OpResult(position, op.type, op.path, "failed", str(exc), None, exc.existing)
-        if all(c.before == c.after for c in plan.changes):
-            return OpResult(position, op.type, op.path, "applied", "no change: already so")
-        decision, why = decide(self.policy, self.facts(plan))
-        duplicate = self._duplicate_of(plan)
+        except Exception as exc:
+            # Trigger: a case no check foresaw. Why: planning writes nothing, and one bad
+            # operation must not end the batch as a 500 after the ones before it were written.
+            # Outcome: this operation fails, logged with its traceback; the batch goes on.
+            log.exception("planning %s failed", op.label())
+            why = f"internal error while planning ({type(exc).__name__}); nothing was written"
+            return OpResult(position, op.type, op.path, "failed", why)
         extra = [] if duplicate is None else [_duplicate_note(duplicate)]
         notes = "".join(f"; note: {n}" for n in [*plan.notes, *extra])
         if decision == "review":
@@ -181,7 +188,8 @@ class CurationExecutor:
             message = f"waiting for review {review.id}: {why}{notes}"
             return OpResult(position, op.type, op.path, "pending_review", message, review.id)
         except (OSError, NoteError) as exc:
-            return OpResult(position, op.type, op.path, "failed", f"write failed: {exc}")
+            message = f"write failed, nothing of it was kept: {self._private(exc)}"
+            return OpResult(position, op.type, op.path, "failed", message)
         review_id = None
         if decision == "apply_listed":
             review = self._add_review("applied", plan, author, why, now, snapshots)
@@ -270,11 +278,22 @@ class CurationExecutor:
         """
         snapshots: list[Snapshot] = []
         ordered = sorted(plan.changes, key=lambda c: c.after is None)
-        for change in ordered:
-            self._write(change, author, now, keep_human)
+        made: list[tuple[FileChange, str | None]] = []
+        try:
+            for change in ordered:
+                made.append((change, self._write(change, author, now, keep_human)))
+        except BaseException:
+            # An operation is all or nothing: a MERGE whose third file failed had left the
+            # merged note written and its sources in place. What was made is put back.
+            self._undo(made)
+            raise
+        for change, _ in made:
             after = content_hash(change.after) if change.after is not None else None
             snapshots.append(Snapshot(change.path, change.before, after))
             (done.written if change.after is not None else done.removed).append(change.path)
+            if change.after is None:
+                self.writes.forget(change.path)
+                self.lifecycle.forget(change.path)
         done.labels.append(plan.op.label())
         target = plan.op.path
         if plan.type != "DELETE":
@@ -286,13 +305,12 @@ class CurationExecutor:
 
     def _write(
         self, change: FileChange, author: str, now: dt.datetime, keep_human: bool = False
-    ) -> None:
+    ) -> str | None:
+        """Make one change; for a move to the trash, where the note went."""
         if change.after is None:
             moved = move_to_trash(self.store, change.path)
             log.info("moved %s to %s", change.path, moved)
-            self.writes.forget(change.path)
-            self.lifecycle.forget(change.path)
-            return
+            return moved
         writer: str | None = author
         before = change.before
         if change.role == "link" or (keep_human and before is not None):
@@ -304,6 +322,29 @@ class CurationExecutor:
             # Bytes that never land match no file, so a record of them is harmless.
             self.writes.record(change.path, change.after, writer, now)
         self.store.write(change.path, change.after, expected=before)
+        return None
+
+    def _undo(self, made: Sequence[tuple[FileChange, str | None]]) -> None:
+        """Put back what an operation had changed when a later file of it failed.
+
+        Each file is put back only if it still holds what the bridge made of it: a human edit
+        that landed meanwhile stays (and is logged).
+        """
+        for change, trashed in reversed(made):
+            try:
+                if change.after is None and trashed is not None and change.before is not None:
+                    self.store.write(change.path, change.before, expected=None)
+                    (self.store.root / trashed).unlink()
+                elif change.before is None and change.after is not None:
+                    self.store.discard(change.path, change.after)
+                elif change.after is not None:
+                    self.store.write(change.path, change.before or b"", expected=change.after)
+            except (OSError, NoteError) as exc:
+                log.warning("could not put back %s after a failed write: %s", change.path, exc)
+
+    def _private(self, exc: BaseException) -> str:
+        """An error's text without the vault's absolute path (results reach API clients)."""
+        return str(exc).replace(f"{self.store.root}/", "").replace(str(self.store.root), ".")
 
     def finish(self, done: Applied, author: str, message: str | None = None) -> str | None:
         """After a batch: announce it, index what changed, commit to git if asked.

@@ -26,7 +26,7 @@ from bridge.core.dialect import (
 )
 from bridge.core.dialect_read import link_syntax
 from bridge.core.dialect_write import patch_note, render_new, spell_link, spell_target
-from bridge.core.entry import Entry, Note, RawConcept, Snippet
+from bridge.core.entry import Entry, Note, RawConcept, Snippet, parse_note
 from bridge.core.entry_edit import (
     EntryPatch,
     RelationLine,
@@ -219,11 +219,21 @@ class Planner:
         made = self._plan(self.located(op))
         limit = self.store.max_note_bytes
         for change in made.changes:
-            if change.after is not None and len(change.after) > limit:
+            if change.after is None:
+                continue
+            if len(change.after) > limit:
                 raise PlanError(
                     f"{op.type}: `{change.path}` would be {len(change.after) / 1_048_576:.1f} MB, "
                     f"over the {limit / 1_048_576:.0f} MB note limit (setting max_note_bytes): "
                     "the bridge could not read it back; split the content into several entries"
+                )
+            # Read back as the index will: a note the bridge writes must stay one it can write.
+            text = change.after.decode("utf-8")
+            blocking = parse_note(change.path, text, self.store.dialect).blocking
+            if blocking is not None:
+                raise PlanError(
+                    f"{op.type}: `{change.path}` would not read back ({blocking.message}); "
+                    "nothing was written"
                 )
         return made
 

@@ -392,7 +392,7 @@ class VaultStore:
         if folder.resolve() != self.root and self.root not in folder.resolve().parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault")
         token = secrets.token_hex(6)
-        temp = folder / f".{target.name}{TEMP_MARKER}{token}"
+        temp = folder / _temp_name(target.name, token)
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
             with os.fdopen(fd, "wb") as handle:
@@ -407,15 +407,28 @@ class VaultStore:
             elif expected is None:
                 _create_new(temp, target, rel)
             else:
-                _swap(
-                    temp, target, folder / f".{target.name}{TEMP_MARKER}{token}-was", expected, rel
-                )
+                _swap(temp, target, folder / _temp_name(target.name, token, "-was"), expected, rel)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
             raise
         _fsync_dir(folder)
         return WriteResult(rel, True, new_hash)
+
+    def discard(self, rel_path: str, expected: bytes) -> bool:
+        """Remove a note the bridge itself just created, only while it holds `expected`.
+
+        For undoing an operation that failed half-way; a note someone changed stays.
+        """
+        target = self.absolute(rel_path)
+        try:
+            if target.read_bytes() != expected:
+                return False
+            target.unlink()
+        except FileNotFoundError:
+            return False
+        _fsync_dir(target.parent)
+        return True
 
     def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
         """Change one property surgically, as the vault's dialect keeps it (a frontmatter key;
@@ -451,6 +464,18 @@ class VaultStore:
                         path.unlink()
                         removed.append(self.relative(path))
         return removed
+
+
+def _temp_name(name: str, token: str, suffix: str = "") -> str:
+    """`.<name>.vb-tmp-<token><suffix>`, the note's name cut so the whole fits in 255 bytes.
+
+    A note whose name is near the file system's limit (a human's, or a new one) could not be
+    written: its temp name was too long.
+    """
+    tail = f"{TEMP_MARKER}{token}{suffix}"
+    room = 255 - 1 - len(tail.encode("utf-8"))
+    cut = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+    return f".{cut}{tail}"
 
 
 def _create_new(temp: Path, target: Path, rel: str) -> None:
