@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import logging
 import os
 import secrets
 import stat
@@ -27,10 +28,12 @@ from bridge.core.dialect import OBSIDIAN, Dialect
 from bridge.core.dialect_write import set_property_text
 from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
 from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.vault import swap
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
 from bridge.vault.journal import WriteJournal
 
 DEFAULT_MAX_NOTE_BYTES = 8 * 1024 * 1024
+log = logging.getLogger(__name__)
 _BINARY_SNIFF = 8192
 
 
@@ -361,10 +364,10 @@ class VaultStore:
         `expected` makes it a compare-and-swap: the bytes the writer based `data` on (None: the
         note must not exist yet). Trigger: an agent UPDATE read, built, then renamed over the
         file, so a human append landing in between was lost (23 of 200 trials on a small note,
-        136 on a 260 KB one). Outcome: the file is checked again right before the rename, the
-        replaced bytes are kept (a hard link) until the rename is known to have replaced exactly
-        `expected`, and a human write that slipped in is put back and reported as
-        `WriteConflictError`: the human's text always survives.
+        136 on a 260 KB one). Outcome: the new file takes the note's place only while the note
+        holds `expected` and nobody is writing it (`swap.replace`); a human write that slipped
+        in stays, or is put back, and is reported as `WriteConflictError`: the human's text
+        always survives, and a note moved meanwhile is never recreated.
         """
         target = self.absolute(rel_path)
         rel = self.relative(target)
@@ -402,18 +405,43 @@ class VaultStore:
             if self.journal is not None:
                 # Before the rename: the watcher's event for `target` must find the entry.
                 self.journal.record(rel, new_hash)
+            late = None
             if expected is _UNCHECKED:
                 temp.replace(target)
             elif expected is None:
-                _create_new(temp, target, rel)
+                swap.create(temp, target)
             else:
-                _swap(temp, target, folder / _temp_name(target.name, token, "-was"), expected, rel)
+                kept = folder / _temp_name(target.name, token, "-was")
+                late = swap.replace(temp, target, kept, expected)
+        except swap.Displaced as exc:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+            raise WriteConflictError(rel, exc.current) from None
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
             raise
         _fsync_dir(folder)
+        if late is not None:
+            self._put_back(rel, late, data)
         return WriteResult(rel, True, new_hash)
+
+    def _put_back(self, rel: str, human: bytes, ours: bytes) -> None:
+        """A human wrote into the note just as it was replaced: their bytes go back in place.
+
+        Raises `WriteConflictError`, as if their edit had come a moment earlier. If the note
+        has changed again since, their bytes are kept beside it as a conflict copy (the name
+        sync tools use, which Obsidian shows and the bridge ignores).
+        """
+        try:
+            self.write(rel, human, expected=ours)
+        except WriteConflictError:
+            target = self.absolute(rel)
+            copy = target.with_name(f"{target.stem} (conflicted copy {secrets.token_hex(3)}).md")
+            with copy.open("xb") as handle:
+                handle.write(human)
+            log.warning("%s: a human edit made during a write was kept as %s", rel, copy.name)
+        raise WriteConflictError(rel, human)
 
     def discard(self, rel_path: str, expected: bytes) -> bool:
         """Remove a note the bridge itself just created, only while it holds `expected`.
@@ -476,57 +504,6 @@ def _temp_name(name: str, token: str, suffix: str = "") -> str:
     room = 255 - 1 - len(tail.encode("utf-8"))
     cut = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
     return f".{cut}{tail}"
-
-
-def _create_new(temp: Path, target: Path, rel: str) -> None:
-    """Put `temp` at `target` only if nothing is there: a hard link fails when it exists."""
-    try:
-        os.link(temp, target)
-    except FileExistsError as exc:
-        raise WriteConflictError(rel, _bytes_or_none(target)) from exc
-    except OSError:
-        # No hard links here (some network or FAT file systems): check, then rename.
-        if target.exists():
-            raise WriteConflictError(rel, _bytes_or_none(target)) from None
-        temp.replace(target)
-        return
-    temp.unlink()
-
-
-def _swap(temp: Path, target: Path, kept: Path, expected: bytes, rel: str) -> None:
-    """Rename `temp` over `target` if and only if `target` still holds `expected`.
-
-    A hard link keeps the replaced file; after the rename it must still hold `expected`
-    (an editor that writes in place, or an append, changes that very file). If it does not, a
-    human wrote in the last instant: their file goes back in place and the write is refused.
-    """
-    try:
-        os.link(target, kept)
-    except FileNotFoundError:
-        raise WriteConflictError(rel, None) from None
-    except OSError:
-        if target.read_bytes() != expected:  # no hard links: the best we can do is look again
-            raise WriteConflictError(rel, _bytes_or_none(target)) from None
-        temp.replace(target)
-        return
-    try:
-        if kept.read_bytes() != expected:
-            raise WriteConflictError(rel, _bytes_or_none(target))
-        temp.replace(target)
-        replaced = kept.read_bytes()
-        if replaced != expected:
-            kept.replace(target)  # the human's bytes back where they were
-            raise WriteConflictError(rel, replaced)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            kept.unlink()
-
-
-def _bytes_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
 
 
 def _fsync_dir(folder: Path) -> None:
