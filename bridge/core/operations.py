@@ -27,8 +27,8 @@ from pydantic import (
 from bridge.core.paths import NOTE_SUFFIX, link_target, normalise_note_path
 from bridge.core.relations import parse_wikilink
 
-OpType = Literal["ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"]
-OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE")
+OpType = Literal["ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"]
+OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE")
 CONTENT_FIELDS = ("title", "summary", "tags", "relations", "raw_concept", "narrative", "snippets")
 INDEX_NAME = "_index.md"
 MIN_FOLDERS, MAX_FOLDERS = 2, 3
@@ -165,10 +165,24 @@ class SnippetSpec(BaseModel):
 class Operation(BaseModel):
     """One change to the context tree. Content fields left out (null) are not touched."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # `from` is a Python keyword: the field is `move_from`, spelled `from` in JSON both ways.
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
 
-    type: OpType = Field(description="ADD | UPDATE | UPSERT | MERGE | DELETE")
-    path: Line = Field(description="domain/topic[/subtopic]/entry.md inside the vault")
+    type: OpType = Field(description="ADD | UPDATE | UPSERT | MERGE | DELETE | MOVE")
+    path: Line = Field(
+        description="domain/topic[/subtopic]/entry.md inside the vault (MOVE: the new path)"
+    )
+    move_from: Line | None = Field(
+        None,
+        alias="from",
+        description="MOVE: the note's current path; it moves to `path` with its history",
+    )
     title: Line | None = None
     summary: Line | None = None
     tags: list[Line] | None = None
@@ -206,6 +220,11 @@ class Operation(BaseModel):
     def _sources(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(normalise_note_path(v) for v in value))
 
+    @field_validator("move_from", mode="after")
+    @classmethod
+    def _moved(cls, value: str | None) -> str | None:
+        return None if value is None else normalise_note_path(value)
+
     @field_validator("title", "summary", mode="after")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
@@ -240,7 +259,7 @@ class Operation(BaseModel):
 
     @model_validator(mode="after")
     def _shape(self) -> Operation:
-        if self.type == "ADD":
+        if self.type in ("ADD", "MOVE"):
             # A note the bridge creates must have a name every platform and link can carry;
             # UPSERT and MERGE into a new path are checked when the planner finds no note.
             try:
@@ -256,10 +275,17 @@ class Operation(BaseModel):
                 raise ValueError(f"MERGE: `{self.path}` cannot be merged into itself")
         elif self.merge_from:
             raise ValueError(f"`merge_from` is only for MERGE, not {self.type}")
-        if self.type == "DELETE":
+        if self.type == "MOVE":
+            if self.move_from is None:
+                raise ValueError("MOVE needs `from`: the note's current path (`path` is the new)")
+            if self.move_from == self.path:
+                raise ValueError(f"MOVE: `{self.path}` is already there")
+        elif self.move_from is not None:
+            raise ValueError(f"`from` is only for MOVE, not {self.type}")
+        if self.type in ("DELETE", "MOVE"):
             given = [f for f in CONTENT_FIELDS if getattr(self, f) is not None]
             if given:
-                raise ValueError(f"DELETE takes no content, but {', '.join(given)} given")
+                raise ValueError(f"{self.type} takes no content, but {', '.join(given)} given")
         if self.type in ("UPDATE", "UPSERT") and not any(
             getattr(self, f) is not None for f in CONTENT_FIELDS
         ):
@@ -269,11 +295,18 @@ class Operation(BaseModel):
         return self
 
     def label(self) -> str:
-        """`ADD a/b/c.md` (with the merged entries for MERGE), for messages and commits."""
+        """`ADD a/b/c.md` (with the merged or moved entries), for messages and commits."""
         text = f"{self.type} {self.path}"
         if self.merge_from:
             text += " <- " + ", ".join(self.merge_from)
+        if self.move_from:
+            text += f" <- {self.move_from}"
         return text
+
+    @property
+    def subject(self) -> str:
+        """The note the operation starts from: `from` for a MOVE, else `path`."""
+        return self.move_from or self.path
 
 
 def check_new_entry_path(path: str) -> None:
@@ -311,7 +344,7 @@ def _describe(error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"])
         message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
-            fields = ", ".join(Operation.model_fields)
+            fields = ", ".join(f.alias or name for name, f in Operation.model_fields.items())
             message = f"unknown field; the fields are: {fields}"
         elif item["type"] == "literal_error" and where == "type":
             message = f"type must be one of {', '.join(OP_TYPES)}"

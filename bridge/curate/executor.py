@@ -12,6 +12,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from bridge.core.dialect import pages_by_reference
@@ -39,6 +40,7 @@ from bridge.state.reviews import Review, ReviewState, ReviewStore, Snapshot
 from bridge.vault.store import NoteError, VaultStore, WriteConflictError, content_hash
 
 log = logging.getLogger(__name__)
+Undo = Callable[[], object]  # puts back one change an operation made
 
 
 def _utcnow() -> dt.datetime:
@@ -53,8 +55,19 @@ def _duplicate_note(found: dict[str, object]) -> str:
 
 
 def plan_diff(plan: Plan) -> str:
-    """The unified diff a reviewer sees for a plan."""
-    return unified_diff((c.path, c.before, c.after) for c in plan.changes)
+    """The unified diff a reviewer sees for a plan; a MOVE shows as a rename, as git does."""
+    if plan.type != "MOVE":
+        return unified_diff((c.path, c.before, c.after) for c in plan.changes)
+    moved = next(c for c in plan.changes if c.role == "moved")
+    target = plan.target
+    head = (
+        f"diff a/{moved.path} b/{target.path}\nrename from {moved.path}\nrename to {target.path}\n"
+    )
+    own = unified_diff([(moved.path, moved.before, target.after)]).replace(
+        f"+++ b/{moved.path}", f"+++ b/{target.path}", 1
+    )
+    links = unified_diff((c.path, c.before, c.after) for c in plan.changes if c.role == "link")
+    return head + own + links
 
 
 @dataclass
@@ -64,6 +77,7 @@ class Applied:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
+    listed: list[int] = field(default_factory=list)  # applied reviews a reject can undo
 
 
 class CurationExecutor:
@@ -194,6 +208,7 @@ class CurationExecutor:
         if decision == "apply_listed":
             review = self._add_review("applied", plan, author, why, now, snapshots)
             review_id = review.id
+            done.listed.append(review.id)
             notes = f"; listed as review {review.id} (reject it to undo){notes}"
         return OpResult(
             position,
@@ -241,7 +256,7 @@ class CurationExecutor:
     def facts(self, plan: Plan) -> Facts:
         """What the review policy needs to know about a plan."""
         op = plan.op
-        current = plan.bases.get(op.path)
+        current = plan.bases.get(op.subject)
         given = op.base_hash
         # A prefix of at least 8 hex digits is accepted, as git accepts short commit ids.
         stale = given is not None and (
@@ -251,13 +266,13 @@ class CurationExecutor:
         if stale:
             now_is = f"its base_hash is now {current}" if current else "it no longer exists"
             detail = (
-                f"base_hash {given} does not match `{op.path}` ({now_is}): the note changed "
+                f"base_hash {given} does not match `{op.subject}` ({now_is}): the note changed "
                 "since the author read it"
             )
         human = any(
             c.before is not None and self.writes.agent_of(c.path, c.before) is None
             for c in plan.changes
-            if c.role in ("target", "source")
+            if c.role in ("target", "source", "moved")
         )
         return Facts(plan.type, op.impact, human, stale, detail)
 
@@ -271,32 +286,36 @@ class CurationExecutor:
         done: Applied,
         keep_human: bool = False,
     ) -> list[Snapshot]:
-        """Write a plan's files (writes first, trash moves last); return undo snapshots.
+        """Write a plan's files (a MOVE's rename first, trash moves last); return undo snapshots.
 
+        All or nothing: if a file fails, those already changed are put back (`_undo`).
         `keep_human`: a human approved this change to human text; the note stays the human's,
         so the next agent change to it waits for review again.
         """
-        snapshots: list[Snapshot] = []
-        ordered = sorted(plan.changes, key=lambda c: c.after is None)
-        made: list[tuple[FileChange, str | None]] = []
+        ordered = sorted(plan.changes, key=lambda c: (c.role != "moved", c.after is None))
+        undo: list[Undo] = []
         try:
             for change in ordered:
-                made.append((change, self._write(change, author, now, keep_human)))
+                if change.role == "moved":
+                    undo += self._move(change, plan.target, author, now)
+                elif not (plan.type == "MOVE" and change.role == "target"):
+                    undo.append(self._write(change, author, now, keep_human))
         except BaseException:
             # An operation is all or nothing: a MERGE whose third file failed had left the
             # merged note written and its sources in place. What was made is put back.
-            self._undo(made)
+            self._undo(undo)
             raise
-        for change, _ in made:
+        snapshots: list[Snapshot] = []
+        for change in plan.changes:
             after = content_hash(change.after) if change.after is not None else None
             snapshots.append(Snapshot(change.path, change.before, after))
             (done.written if change.after is not None else done.removed).append(change.path)
-            if change.after is None:
+            if change.after is None and change.role != "moved":
                 self.writes.forget(change.path)
                 self.lifecycle.forget(change.path)
         done.labels.append(plan.op.label())
         target = plan.op.path
-        if plan.type != "DELETE":
+        if plan.type not in ("DELETE", "MOVE"):  # a move is no update: its numbers just follow
             data = next(c.after for c in plan.changes if c.path == target)
             text = (data or b"").decode("utf-8", "replace")
             status = parse_note(target, text, self.store.dialect).entry.status
@@ -305,42 +324,74 @@ class CurationExecutor:
 
     def _write(
         self, change: FileChange, author: str, now: dt.datetime, keep_human: bool = False
-    ) -> str | None:
-        """Make one change; for a move to the trash, where the note went."""
+    ) -> Undo:
+        """Make one change; returns what puts it back."""
+        store = self.store
         if change.after is None:
-            moved = move_to_trash(self.store, change.path)
-            log.info("moved %s to %s", change.path, moved)
-            return moved
+            trashed = move_to_trash(store, change.path)
+            log.info("moved %s to %s", change.path, trashed)
+            removed = change.before or b""
+
+            def untrash() -> None:
+                store.write(change.path, removed, expected=None)
+                (store.root / trashed).unlink()
+
+            return untrash
         writer: str | None = author
         before = change.before
         if change.role == "link" or (keep_human and before is not None):
             # A link rewrite, or an approved edit of a human's note, leaves the note whose it was.
             writer = self.writes.agent_of(change.path, before) if before is not None else None
+        self._store_write(change.path, change.after, before, writer, now)
+        after = change.after
+        if before is None:
+            return partial(store.discard, change.path, after)
+        return partial(store.write, change.path, before, expected=after)
+
+    def _store_write(
+        self, path: str, data: bytes, before: bytes | None, writer: str | None, now: dt.datetime
+    ) -> None:
         if writer is not None:
             # Recorded before the rename: a crash between the two must not leave the bridge's
             # own bytes looking like a human's (later agent edits would wait for review).
             # Bytes that never land match no file, so a record of them is harmless.
-            self.writes.record(change.path, change.after, writer, now)
-        self.store.write(change.path, change.after, expected=before)
-        return None
+            self.writes.record(path, data, writer, now)
+        self.store.write(path, data, expected=before)
 
-    def _undo(self, made: Sequence[tuple[FileChange, str | None]]) -> None:
+    def _move(
+        self, moved: FileChange, target: FileChange, author: str, now: dt.datetime
+    ) -> list[Undo]:
+        """A MOVE's rename, its history following it, and its own relinked text if any."""
+        old, new, before = moved.path, target.path, moved.before or b""
+        writer = self.writes.agent_of(old, before)  # a move leaves the note whose it was
+        self.store.move(old, new, before)
+        self.lifecycle.move(old, new)
+        self.writes.move(old, new)
+        log.info("moved %s to %s", old, new)
+
+        def back() -> None:
+            self.store.move(new, old, before)
+            self.lifecycle.move(new, old)
+            self.writes.move(new, old)
+
+        undo: list[Undo] = [back]
+        after = target.after or b""
+        if after != before:
+            self._store_write(new, after, before, writer, now)
+            undo.append(partial(self.store.write, new, before, expected=after))
+        return undo
+
+    def _undo(self, undo: Sequence[Undo]) -> None:
         """Put back what an operation had changed when a later file of it failed.
 
         Each file is put back only if it still holds what the bridge made of it: a human edit
         that landed meanwhile stays (and is logged).
         """
-        for change, trashed in reversed(made):
+        for step in reversed(undo):
             try:
-                if change.after is None and trashed is not None and change.before is not None:
-                    self.store.write(change.path, change.before, expected=None)
-                    (self.store.root / trashed).unlink()
-                elif change.before is None and change.after is not None:
-                    self.store.discard(change.path, change.after)
-                elif change.after is not None:
-                    self.store.write(change.path, change.before or b"", expected=change.after)
+                step()
             except (OSError, NoteError) as exc:
-                log.warning("could not put back %s after a failed write: %s", change.path, exc)
+                log.warning("could not put back a file after a failed write: %s", exc)
 
     def _private(self, exc: BaseException) -> str:
         """An error's text without the vault's absolute path (results reach API clients)."""
@@ -384,7 +435,13 @@ class CurationExecutor:
             return
         batch = BatchWritten(tuple(done.written), tuple(done.removed), author, self.clock())
         for listener in self._batch_listeners:
-            done.written.extend(listener(batch))
+            extra = list(listener(batch))
+            done.written.extend(extra)
+            for path in extra if done.listed else ():
+                # Trigger: an operation listed as an applied review rewrote a link in a folder
+                # overview, and the refresh then rewrote that overview. Why: its reject found
+                # the overview "edited since" and refused. Outcome: the batch's bytes count.
+                self.reviews.follow_up(done.listed, path, self.current_hash(path))
 
     def current_hash(self, path: str) -> str | None:
         """The note's content hash now; None when it is gone."""

@@ -127,7 +127,10 @@ class ReviewService:
             done = Applied()
             now = ex.clock()
             undone: list[str] = []
+            handled = self._move_back(review, snapshots, done, undone)
             for snap in snapshots:
+                if snap.path in handled:
+                    continue
                 if snap.before is None:
                     trashed = move_to_trash(ex.store, snap.path)
                     undone.append(f"`{snap.path}`, which it created, was moved to `{trashed}`")
@@ -150,6 +153,36 @@ class ReviewService:
                 f"review {review_id}: rejected; " + "; ".join(undone),
                 git_error,
             )
+
+    def _move_back(
+        self,
+        review: Review,
+        snapshots: Sequence[Snapshot],
+        done: Applied,
+        undone: builtins.list[str],
+    ) -> set[str]:
+        """Undo an applied MOVE by moving the note back, so its history follows it again.
+
+        Returns the two paths it handled (none for other operations).
+        """
+        op = review.operation
+        old, new = op.get("from"), op.get("path")
+        if op.get("type") != "MOVE" or not isinstance(old, str) or not isinstance(new, str):
+            return set()
+        ex = self.executor
+        before = next((s.before for s in snapshots if s.path == old), None)
+        if before is None:
+            return set()
+        now_there = ex.store.read(new).data
+        ex.store.move(new, old, now_there)
+        if now_there != before:
+            ex.store.write(old, before, expected=now_there)
+        ex.lifecycle.move(new, old)
+        ex.writes.move(new, old)
+        done.removed.append(new)
+        done.written.append(old)
+        undone.append(f"`{new}` was moved back to `{old}`")
+        return {old, new}
 
     def _check_restorable(self, review_id: int, snapshots: Sequence[Snapshot]) -> None:
         for snap in snapshots:

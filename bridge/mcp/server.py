@@ -278,9 +278,10 @@ def build_server(backend: MemoryBackend) -> MCPServer:
     def memory_curate(operations: list[dict[str, Any]], author: str = "agent:mcp") -> str:
         """Use after you learned a durable fact, made a decision or fixed something worth
         remembering (call memory_guide first for the format). Operations, each {type:
-        ADD|UPDATE|UPSERT|MERGE|DELETE, path, title, summary, tags, relations: ["@a/b/c.md -
-        why"], raw_concept: {task, changes, source}, narrative, snippets: [{language, code}],
-        reason, impact: high|low, base_hash, merge_from}. Every operation reports applied,
+        ADD|UPDATE|UPSERT|MERGE|DELETE|MOVE, path, title, summary, tags, relations: ["@a/b/c.md
+        - why"], raw_concept: {task, changes, source}, narrative, snippets: [{language, code}],
+        reason, impact: high|low, base_hash, merge_from, from}; MOVE takes `from` (the note's
+        path now) and `path` (where it goes) and keeps its history. Every operation reports applied,
         pending_review (a human must approve; do not resend) or failed with a reason you can
         fix and resend. `author` is you, e.g. "agent:claude-code". When no operation could be
         applied, the call is an error that lists why."""

@@ -443,6 +443,33 @@ class VaultStore:
             log.warning("%s: a human edit made during a write was kept as %s", rel, copy.name)
         raise WriteConflictError(rel, human)
 
+    def move(self, old_path: str, new_path: str, expected: bytes) -> str:
+        """Rename a note to a new path (folders made as needed); returns the new vault path.
+
+        Only while it holds `expected` (else `WriteConflictError`) and only to a free name that
+        every platform can hold (else `UnsafePathError`, or `FileExistsError` when taken). The
+        file itself moves, so its bytes, times and any open handle go with it; the watcher
+        sees a rename.
+        """
+        source = self.absolute(old_path)
+        old = self.relative(source)
+        new = normalise_note_path(new_path, new=True)
+        self.check_folders(new)
+        target = self.absolute(new)
+        folder = target.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.resolve() != self.root and self.root not in folder.resolve().parents:
+            raise UnsafePathError(f"path `{new_path}` resolves outside the vault")
+        if self.journal is not None:
+            self.journal.record(new, content_hash(expected))
+        try:
+            swap.move(source, target, expected)
+        except swap.Displaced as exc:
+            raise WriteConflictError(old, exc.current) from None
+        _fsync_dir(folder)
+        _fsync_dir(source.parent)
+        return new
+
     def discard(self, rel_path: str, expected: bytes) -> bool:
         """Remove a note the bridge itself just created, only while it holds `expected`.
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-_RENAME_EXCHANGE = 2  # linux/fs.h
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2  # linux/fs.h
 _AT_FDCWD = -100
 # How long a write waits for a human's editor or script that holds the note open for writing
 # to close it, before the agent's change goes to review instead.
@@ -65,14 +65,49 @@ def _load_renameat2() -> Callable[..., int] | None:
 _renameat2 = _load_renameat2()
 
 
-def exchange(first: Path, second: Path) -> None:
-    """Swap two names atomically; `OSError` (ENOENT when one is missing, ENOSYS unsupported)."""
+def _rename(first: Path, second: Path, flags: int) -> None:
     if _renameat2 is None:
         raise OSError(errno.ENOSYS, "renameat2 is not available here")
-    flags = _RENAME_EXCHANGE
     if _renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), flags) != 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), str(second))
+
+
+def exchange(first: Path, second: Path) -> None:
+    """Swap two names atomically; `OSError` (ENOENT when one is missing, ENOSYS unsupported)."""
+    _rename(first, second, _RENAME_EXCHANGE)
+
+
+def move(source: Path, target: Path, expected: bytes) -> None:
+    """Rename `source` to `target` if it holds `expected` and nothing is at `target`.
+
+    `Displaced` when the note changed or is gone; `FileExistsError` when `target` exists. A
+    rename keeps the file itself, so a human writing into it meanwhile writes into the moved
+    note: nothing can be lost, and the bytes are checked only so the move is the one reviewed.
+    """
+    current = bytes_or_none(source)
+    if current != expected:
+        raise Displaced(current)
+    try:
+        _rename(source, target, _RENAME_NOREPLACE)  # one step, never over an existing file
+        return
+    except FileNotFoundError:
+        raise Displaced(None) from None
+    except OSError as exc:
+        if exc.errno not in _UNSUPPORTED:
+            raise
+    try:
+        os.link(source, target)  # refuses an existing file too, in two steps
+    except FileNotFoundError:
+        raise Displaced(None) from None
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links either: check, then rename
+        if target.exists():
+            raise FileExistsError(errno.EEXIST, "exists", str(target)) from None
+        source.rename(target)
+        return
+    source.unlink()
 
 
 def _lease(fd: int) -> bool | None:

@@ -315,3 +315,19 @@ def test_a_note_moved_into_an_excluded_folder_of_another_case_leaves_the_index(
     assert live.wait_idle(CEILING)
     assert found(live.bridge, "wombatlantic") == []
     assert "Templates/jwt_expiry.md" not in live.bridge.store.iter_paths()
+
+
+def test_the_bridges_own_move_keeps_the_record_while_the_watcher_runs(live: LiveVault) -> None:
+    # The watcher sees the bridge's rename too; the record must follow, not be forgotten.
+    accessed(live, ROLLBACK, times=2)
+    new = "ops/runbooks/rollback.md"
+    move = {"type": "MOVE", "from": ROLLBACK, "path": new}
+    result = live.bridge.executor.apply(parse_operations([move]), "agent:mover")
+    assert result.results[0].status == "pending_review"  # a human's note: it waits
+    live.bridge.reviews.approve(result.results[0].review_id or 0)
+    wait_until(lambda: new in found(live.bridge, "rollback"))
+    assert live.wait_idle(CEILING)
+    assert ROLLBACK not in found(live.bridge, "rollback")
+    assert record(live, new).access_count == 2
+    assert ROLLBACK not in live.bridge.lifecycle.tracked_paths()
+    assert live.stats.human_updates == 0
