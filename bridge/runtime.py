@@ -20,13 +20,14 @@ from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 from bridge.curate.executor import CurationExecutor
+from bridge.curate.git import work_message
 from bridge.curate.results import BatchWritten
 from bridge.curate.reviews import ReviewService
 from bridge.importer.service import ImportReport, import_transcripts
 from bridge.importer.transcript import AUTHOR as IMPORT_AUTHOR
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, index_file, reconcile
-from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.lifecycle.decay import DecayReport, decay_message, run_decay
 from bridge.llm.answerer import LLMAnswerer
 from bridge.llm.client import LLMClient, LLMConfig
 from bridge.llm.context import build_context
@@ -107,9 +108,11 @@ class Bridge:
         def record(path: str, content: bytes) -> None:
             self.executor.writes.record(path, content, IMPORT_AUTHOR, now)
 
-        with self.executor.lock:
+        with self.executor.lock, self.store.recording() as changes:
             report = import_transcripts(self.store, data, root, force, before_write=record)
             self.reindex(report.written)
+            message = work_message(f"import ({len(report.written)} notes)", report.written)
+            self.executor.commit(changes, message)
         return report
 
     def refresh_index(self) -> SyncReport:
@@ -121,9 +124,11 @@ class Bridge:
         """The decay job under the single writer's lock (its reading before it: `run_decay`),
         with the changed notes re-indexed."""
         lock = self.executor.lock
-        report = run_decay(self.store, self.lifecycle, now, lock=lock)
+        with self.store.recording() as changes:
+            report = run_decay(self.store, self.lifecycle, now, lock=lock)
         with lock:
             self.reindex(t.path for t in report.transitions)
+            self.executor.commit(changes, decay_message(report))
         return report
 
     def write_overviews(self, under: str | None = None) -> OverviewsReport:
@@ -131,11 +136,12 @@ class Bridge:
 
         The watcher ignores the bridge's own writes, so the index learns of them here.
         """
-        with self.executor.lock:
+        with self.executor.lock, self.store.recording() as changes:
             report = write_overviews(self.store, self.executor.writes, under, index=self.index)
             updated = [o.path for o in report.outcomes.values() if o.state == "updated"]
             if updated:
                 self.reindex(updated)
+            self.executor.commit(changes, work_message("folder overviews refreshed", updated))
         return report
 
     @cached_property

@@ -27,7 +27,8 @@ from bridge.cli.app import (
 from bridge.cli.running import running, writing_locally
 from bridge.core import lifecycle as akl
 from bridge.core.paths import UnsafePathError, normalise_note_path
-from bridge.lifecycle.decay import run_decay
+from bridge.curate.git import commit_work
+from bridge.lifecycle.decay import decay_message, run_decay
 from bridge.lifecycle.report import explain
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
@@ -109,7 +110,10 @@ def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonO
     else:
         store = open_store(settings)
         with writing_locally(settings), _lifecycle(settings) as lifecycle:
-            doc = run_decay(store, lifecycle, datetime.now(UTC)).to_json()
+            with store.recording() as changes:
+                report = run_decay(store, lifecycle, datetime.now(UTC))
+            commit_work(store.root, settings.git_commit, changes.changes, decay_message(report))
+            doc = report.to_json()
         doc["through"] = None
     if json_out:
         print_json(doc)

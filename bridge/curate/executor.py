@@ -37,6 +37,7 @@ from bridge.state.db import StateDB
 from bridge.state.lifecycle_store import LifecycleStore
 from bridge.state.provenance import AgentWrites
 from bridge.state.reviews import Review, ReviewState, ReviewStore, Snapshot
+from bridge.vault.changes import ChangeLog
 from bridge.vault.store import NoteError, VaultStore, WriteConflictError, content_hash
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class Applied:
     removed: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     listed: list[int] = field(default_factory=list)  # applied reviews a reject can undo
+    changes: ChangeLog | None = None  # every note the unit changed, for its git commit
 
 
 class CurationExecutor:
@@ -139,9 +141,9 @@ class CurationExecutor:
         Never raises for a bad operation: each gets `applied`, `pending_review` or `failed`.
         """
         author = agent_author(author)
-        with self.lock:
+        with self.lock, self.store.recording() as changes:
             now = self.clock()
-            done = Applied()
+            done = Applied(changes=changes)
             results = []
             planner = self.planner(author, now)
             for position, op in enumerate(operations):
@@ -420,14 +422,14 @@ class CurationExecutor:
         except IndexBusyError as exc:
             # `serve` owns the index; its watcher indexes these files instead.
             log.info("index busy, left to the running bridge: %s", exc)
-        if not self.git_commit or not git.is_repository(self.store.root):
-            return None
-        paths = list(dict.fromkeys([*done.written, *done.removed]))
         text = message or git.batch_message(author, done.labels)
-        error = git.commit_batch(self.store.root, paths, text)
-        if error:
-            log.warning("%s", error)
-        return error
+        return self.commit(done.changes, text)
+
+    def commit(self, changes: ChangeLog | None, message: str) -> str | None:
+        """With `git_commit` on: commit what a unit of work changed (`git.commit_changes`)."""
+        if changes is None:
+            return None
+        return git.commit_work(self.store.root, self.git_commit, changes.changes, message)
 
     def _announce(self, done: Applied, author: str) -> None:
         """Tell the listeners of the written batch; what they write joins it."""

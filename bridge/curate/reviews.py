@@ -81,7 +81,7 @@ class ReviewService:
         decided review raises `ReviewStateError`.
         """
         ex = self.executor
-        with ex.lock:
+        with ex.lock, ex.store.recording() as changes:
             review = self.get(review_id)
             now = ex.clock()
             if review.state == "applied":
@@ -103,7 +103,7 @@ class ReviewService:
                 )
                 ex.reviews.mark_conflict(review_id, plan.bases, plan_diff(plan), note)
                 return Decision(self.get(review_id), f"review {review_id}: conflict: {note}")
-            done = Applied()
+            done = Applied(changes=changes)
             ex.execute(plan, review.author, now, done, keep_human=True)
             self._decide(review, "approved", by)
             message = f"vault-bridge: review {review_id} approved by {by}\n\n- {op.label()}\n"
@@ -115,7 +115,7 @@ class ReviewService:
         if not reason.strip():
             raise ReviewError("a reject needs a reason (say why, for the agent and the log)")
         ex = self.executor
-        with ex.lock:
+        with ex.lock, ex.store.recording() as changes:
             review = self.get(review_id)
             if review.state in ("pending", "conflict"):
                 self._decide(review, "rejected", by, reason)
@@ -124,7 +124,7 @@ class ReviewService:
                 raise ReviewStateError(f"review {review_id} is already {review.state}")
             snapshots = ex.reviews.snapshots(review_id)
             self._check_restorable(review_id, snapshots)
-            done = Applied()
+            done = Applied(changes=changes)
             now = ex.clock()
             undone: list[str] = []
             handled = self._move_back(review, snapshots, done, undone)

@@ -29,6 +29,7 @@ from bridge.core.dialect_write import set_property_text
 from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
 from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.vault import swap
+from bridge.vault.changes import ChangeLog, ChangeRecorder
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
 from bridge.vault.journal import WriteJournal
 
@@ -141,6 +142,8 @@ class VaultStore:
         self.journal = journal
         # The tool whose conventions the vault follows: notes are read and written in them.
         self.dialect = dialect
+        # Every change, for the git commit of the unit of work making it (`recording`).
+        self.changes = ChangeRecorder()
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -422,9 +425,18 @@ class VaultStore:
                 temp.unlink()
             raise
         _fsync_dir(folder)
+        self.changes.note(rel, current, data)
         if late is not None:
             self._put_back(rel, late, data)
         return WriteResult(rel, True, new_hash)
+
+    def recording(self) -> contextlib.AbstractContextManager[ChangeLog]:
+        """Log the changes this thread makes to notes until the block ends (`ChangeLog`)."""
+        return self.changes.recording()
+
+    def removed(self, rel: str, before: bytes | None) -> None:
+        """A note was taken out of the vault by a writer beside the store (the trash)."""
+        self.changes.note(rel, before, None)
 
     def _put_back(self, rel: str, human: bytes, ours: bytes) -> None:
         """A human wrote into the note just as it was replaced: their bytes go back in place.
@@ -468,6 +480,8 @@ class VaultStore:
             raise WriteConflictError(old, exc.current) from None
         _fsync_dir(folder)
         _fsync_dir(source.parent)
+        self.changes.note(old, expected, None)
+        self.changes.note(new, None, expected)
         return new
 
     def discard(self, rel_path: str, expected: bytes) -> bool:
@@ -483,6 +497,7 @@ class VaultStore:
         except FileNotFoundError:
             return False
         _fsync_dir(target.parent)
+        self.changes.note(self.relative(target), expected, None)
         return True
 
     def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
