@@ -84,7 +84,10 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         answerer.client.warm()  # a background thread; returns at once
     # The first questions should not wait for the disk: the index files are read ahead.
     threading.Thread(target=_read_ahead, args=(bridge,), name="read-ahead", daemon=True).start()
-    cleaned = bridge.store.clean_temp_files()
+    # Every bridge process of this vault writes under the vault lock (held by this serve) or
+    # the writer's lock (taken here): any temp file left now is a crash's, however young.
+    with bridge.executor.lock:
+        cleaned = bridge.store.clean_temp_files(older_than_seconds=0)
     if cleaned:
         err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")
     if not host_is_loopback(settings.host):

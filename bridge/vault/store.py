@@ -517,8 +517,10 @@ class VaultStore:
     def clean_temp_files(self, older_than_seconds: float = 60.0) -> list[str]:
         """Remove temp files a crash left mid-write (the note itself is intact).
 
-        Only files older than `older_than_seconds`: another process of the bridge (a CLI
-        command next to `serve`) may be writing one right now, and a write takes milliseconds.
+        Only files older than `older_than_seconds`, unless the caller knows that no process of
+        the bridge can be writing one: `serve` at start holds the vault lock and the writer's
+        lock and passes 0. Trigger: a kill -9 mid-write left `.<note>.md.vb-tmp-<hex>`, and a
+        service restarted at once kept it through several restarts under the old 60 s rule.
         """
         removed = []
         cutoff = time.time() - older_than_seconds
