@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,9 +22,9 @@ from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
 from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
-from bridge.settings import Settings
+from bridge.settings import APP_NAME, Settings
 from bridge.state.db import StateDBError
-from bridge.state.vault_lock import VaultBusyError, serve_pid_file, vault_lock
+from bridge.state.vault_lock import VaultBusyError, bridge_on_port, serve_pid_file, vault_lock
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 
@@ -56,7 +57,18 @@ def serve(
         except VaultBusyError as exc:
             raise fail(str(exc)) from exc
         held.enter_context(serve_pid_file(settings.state_path))
-        _serve(settings, stop)
+        from bridge.api.server import PortBusyError, bind_listener
+
+        try:
+            listener = bind_listener(
+                settings.host,
+                settings.port,
+                bridge_on_port(_state_homes(settings), settings.port) if settings.port else "",
+            )
+        except PortBusyError as exc:
+            raise fail(str(exc)) from exc
+        with listener:
+            _serve(settings, stop, listener)
 
 
 # A missed day's decay run waits this long after start (the first questions go first).
@@ -69,7 +81,14 @@ def _read_ahead(bridge: Bridge) -> None:
     bridge.index.read_ahead()
 
 
-def _serve(settings: Settings, stop: StopSignals) -> None:
+def _state_homes(settings: Settings) -> list[Path]:
+    """Where other bridges' state dirs (and their `bridge.json`) usually are."""
+    import platformdirs
+
+    return [Path(platformdirs.user_data_dir(APP_NAME)), settings.state_path.parent]
+
+
+def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> None:
     # The web stack (FastAPI, uvicorn, every route) only when serving: every other command
     # imports this module too, and it was a fifth of their start-up.
     from bridge.api.app import create_app
@@ -125,7 +144,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         token = load_or_create_token(settings.state_path)
         api = create_app(bridge, token, bus, watching=True)
         api.state.ctx.services["tasks"] = tasks
-        server = BackgroundServer(api, settings.host, settings.port)
+        server = BackgroundServer(api, settings.host, settings.port, sock=listener)
         try:
             url = server.start()
         except (RuntimeError, TimeoutError) as exc:
@@ -134,7 +153,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
                 "bridge running? Set --port or VAULT_BRIDGE_PORT"
             ) from exc
         bound_port = int(url.rsplit(":", 1)[1])
-        with discovery_file(settings.state_path, settings.host, bound_port):
+        with discovery_file(settings.state_path, settings.host, bound_port, settings.vault_path):
             notes = bridge.index.note_count()
             console.print(
                 banner(settings.vault_path, url, settings.state_path / "token", notes),
