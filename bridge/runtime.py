@@ -288,5 +288,10 @@ def open_bridge(settings: Settings) -> Bridge:
     client = llm_client(settings)
     if client is not None:
         # Tiers 3-4; the tools search through the same engine, hence attached after creation.
-        engine.answerer = LLMAnswerer(client, MemoryTools(engine, store), settings.llm_agent_rounds)
+        engine.answerer = LLMAnswerer(
+            client,
+            MemoryTools(engine, store),
+            settings.llm_agent_rounds,
+            budget_seconds=settings.llm_query_budget_seconds,
+        )
     return Bridge(settings, store, index, lifecycle, engine, semantic)

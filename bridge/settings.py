@@ -351,6 +351,9 @@ class Settings(BaseSettings):
     )
     llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     llm_budget_seconds: float = Field(default=300.0, gt=0, le=36_000)
+    # An answer is awaited by a person (or an agent's turn): a hung provider must not hold it
+    # for minutes (3 tries of 60 s held a query 206 s). A curation runs as a task.
+    llm_query_budget_seconds: float = Field(default=20.0, gt=0, le=3600)
     llm_retries: int = Field(default=2, ge=0, le=10)
     llm_correction_rounds: int = Field(default=3, ge=0, le=10)
     llm_part_chars: int = Field(default=12_000, ge=1000, le=1_000_000)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
 from bridge.api.models import error_responses
-from bridge.api.tasks import TaskRunner
+from bridge.api.tasks import TaskFailedError, TaskRunner
 from bridge.core.operations import MAX_AUTHOR, MAX_BATCH, agent_author, parse_operations
 from bridge.core.paths import UnsafePathError
 from bridge.curate.results import BatchResult
@@ -106,6 +106,8 @@ def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
     def work() -> dict[str, Any]:
         outcome = curator.curate(body.content, body.author, arrived)
         _publish_batch(ctx, outcome.batch)
+        if outcome.model_failed:  # `failed`, with what was applied before it failed
+            raise TaskFailedError(outcome.error or "the model failed", outcome.to_dict())
         return outcome.to_dict()
 
     task = _tasks(ctx).start("curate", work)

@@ -192,7 +192,7 @@ def curate(
     if remote is not None:  # its LLM settings apply: it does the curating
         started = _start_remote_curation(remote, content, author)
         task = _wait_for_task(remote, str(started["task_id"]))
-        if task.get("state") != "done":
+        if task.get("result") is None:
             raise fail(f"curation failed in the running bridge: {task.get('error')}", EXIT_PROBLEMS)
         result = dict(task["result"])
         _finish({**result, "through": remote.url}, result.get("error"), json_out, result)
