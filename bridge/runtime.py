@@ -74,7 +74,14 @@ class Bridge:
     def semantic_status(self) -> dict[str, object]:
         """The dense channel's model, state and progress (`off` when it is off)."""
         if self.semantic is None:
-            return {"model": None, "state": "off", "sections": 0, "embedded": 0, "pending": 0}
+            return {
+                "model": None,
+                "state": "off",
+                "sections": 0,
+                "embedded": 0,
+                "pending": 0,
+                "languages_known": 0,
+            }
         return self.semantic.status()
 
     def close(self) -> None:

@@ -251,3 +251,17 @@ def test_a_serve_on_a_taken_port_says_who_holds_it_and_indexes_nothing(
         done = second(taken.getsockname()[1])
     assert done.returncode == 2 and "is in use by another program" in done.stderr
     assert not (other_state / "index").exists()
+
+
+def test_serve_says_it_is_embedding_how_far_and_when_it_is_ready(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    # A fresh state dir: every note is embedded in the background after the banner.
+    proc = _serve(template_vault, tmp_path / "state")
+    try:
+        seen = _wait_for(_lines(proc), "embedding: ready")
+    finally:
+        stop(proc)
+    said = "".join(seen)
+    assert "embedding: 18 notes with" in said and "in the background" in said
+    assert "embedding: ready, 18 notes (" in said

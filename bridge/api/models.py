@@ -59,7 +59,12 @@ class SemanticStatus(BaseModel):
     state: Literal["off", "embedding", "ready"]
     sections: int = Field(description="Passages (sections of notes) with a vector")
     embedded: int = Field(description="Notes whose passages all have vectors")
-    pending: int = Field(description="Notes waiting to be embedded")
+    pending: int = Field(description="Notes waiting to be embedded (those in flight included)")
+    languages_known: int = Field(
+        0,
+        description="Notes whose language is known: the first pass reads every note's before "
+        "embedding any, so this grows first while `embedded` stays 0",
+    )
     languages: dict[str, int] = Field(
         default_factory=dict, description="Notes per detected language"
     )

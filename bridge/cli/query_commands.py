@@ -65,8 +65,13 @@ def _progress(
 
 
 @contextmanager
-def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
-    """The bridge with its index brought up to date with the files, closed afterwards."""
+def opened(settings: Settings, show_progress: bool, vectors: bool = True) -> Iterator[Bridge]:
+    """The bridge with its index brought up to date with the files, closed afterwards.
+
+    `vectors`: load the stored vectors for the dense channel (no embedding). `reindex` says
+    False and embeds them itself: loading first took every note off the channel's queue, so
+    on a fresh state dir it embedded nothing.
+    """
     # The engine's modules load here, not with the CLI: a command `serve` answers needs none.
     from bridge.index.search_index import IndexBusyError
     from bridge.runtime import open_bridge
@@ -83,7 +88,8 @@ def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
             except IndexBusyError as exc:
                 err_console.print(f"[yellow]note:[/] {exc}; answering from the index as it is")
         # The vectors stored for these notes; the CLI embeds only the question (docs/query.md).
-        bridge.prepare_semantic(embed=False)
+        if vectors:
+            bridge.prepare_semantic(embed=False)
         yield bridge
     finally:
         bridge.close()
@@ -245,7 +251,7 @@ def reindex(
     else:
         with writing_locally(settings):
             shutil.rmtree(index_dir, ignore_errors=True)
-            with opened(settings, not json_out) as bridge:
+            with opened(settings, not json_out, vectors=False) as bridge:
                 with _progress(not json_out, "embedding") as progress:
                     semantic = bridge.prepare_semantic(embed=True, progress=progress)
                 summary = {

@@ -14,6 +14,7 @@ import typer
 from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
+from bridge.cli.embedding_progress import EmbeddingProgress
 from bridge.cli.stop_signals import StopSignals
 from bridge.collector import ScheduledCollections
 from bridge.events import EventBus
@@ -127,6 +128,7 @@ def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> No
     # (`bridge.collector`: they had held every answer up for 100-400 ms).
     collections = ScheduledCollections()
     server: BackgroundServer | None = None
+    progress: EmbeddingProgress | None = None
     try:
         try:
             report = live.start()
@@ -141,6 +143,10 @@ def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> No
         collections.start()
         if bridge.semantic is not None:  # lexical answers meanwhile; vectors catch up
             bridge.semantic.start()
+            progress = EmbeddingProgress(
+                bridge.semantic, lambda line: console.print(line, highlight=False)
+            )
+            progress.start()
         token = load_or_create_token(settings.state_path)
         api = create_app(bridge, token, bus, watching=True)
         api.state.ctx.services["tasks"] = tasks
@@ -166,6 +172,8 @@ def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> No
         if server is not None:
             server.stop()  # no new requests; curation in flight finishes below
         tasks.wait()
+        if progress is not None:
+            progress.stop()
         scheduler.stop()
         collections.stop()
         live.stop()
