@@ -465,4 +465,10 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         raise SettingsUnusableError(validation_problem(exc, given, config, path)) from exc
     settings._vault_rule = rule
+    vault, state = settings.vault_path, settings.state_path
+    if state == vault or vault in state.parents:
+        raise SettingsUnusableError(
+            f"the state dir {state} is inside the vault {vault}: sync tools and git would see "
+            "the index and the token; choose a folder outside it (--state-dir, state_dir)"
+        )
     return settings

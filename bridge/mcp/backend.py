@@ -19,7 +19,7 @@ import httpx
 
 from bridge.api.security import read_token
 from bridge.core.dialect import tree_path
-from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.settings import Settings
 from bridge.state.vault_lock import holder, serving_pid
 
@@ -337,7 +337,7 @@ class LocalBackend:
         from bridge.api.models import TreeNode
 
         try:
-            root = normalise_folder(folder)
+            root = self.bridge.store.check_folder(folder)
         except UnsafePathError as exc:
             raise BackendError(str(exc)) from exc
         if not 1 <= depth <= 10:

@@ -27,7 +27,7 @@ from bridge.core import frontmatter as fm
 from bridge.core.dialect import OBSIDIAN, Dialect
 from bridge.core.dialect_write import set_property_text
 from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
-from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
 from bridge.vault import swap
 from bridge.vault.changes import ChangeLog, ChangeRecorder
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
@@ -164,7 +164,54 @@ class VaultStore:
             raise UnsafePathError(f"path `{rel_path}` is a symlink loop") from exc
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault (symlink?)")
+        link = self._folder_link(self.relative(target.parent) if target.parent != self.root else "")
+        if link is not None:
+            # `loop -> .` made `loop/a/b.md` another name of `a/b.md`: written once, indexed
+            # twice. The walk never enters a folder symlink; a path through one is refused.
+            raise UnsafePathError(self._link_problem(link, rel_path))
         return target
+
+    def _folder_link(self, folder: str) -> str | None:
+        """The first folder of the vault path `folder` that is a symlink, else None."""
+        current = self.root
+        walked: list[str] = []
+        for part in folder.split("/"):
+            if not part:
+                continue
+            current = current / part
+            walked.append(part)
+            try:
+                if stat.S_ISLNK(os.lstat(current).st_mode):
+                    return "/".join(walked)
+            except OSError:
+                return None  # not there: nothing under it is either
+        return None
+
+    def _link_problem(self, link: str, named: str) -> str:
+        try:
+            real = (self.root / link).resolve(strict=True)
+            where = "inside the vault" if self.root in real.parents or real == self.root else ""
+        except (OSError, RuntimeError):
+            where = ""
+        kind = (
+            f"a folder symlink {where}".strip() if where else "a folder symlink leaving the vault"
+        )
+        return (
+            f"`{named}` goes through `{link}`, {kind}; the bridge reads and writes only the "
+            "vault's own folders (it never enters a folder symlink)"
+        )
+
+    def check_folder(self, folder: str) -> str:
+        """A folder a caller names (`normalise_folder`), refused when a symlink is on its way.
+
+        `tree`, `graph`, overviews and MCP `memory_tree` answered an empty 200 for a folder
+        symlink that leaves the vault; the walk never enters one, so it is a bad path.
+        """
+        rel = normalise_folder(folder)
+        link = self._folder_link(rel)
+        if link is not None:
+            raise UnsafePathError(self._link_problem(link, folder))
+        return rel
 
     def relative(self, path: Path) -> str:
         """The vault path of a file under the root (POSIX separators)."""
