@@ -41,9 +41,12 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 class QueryRequest(BaseModel):
+    # Numbers and flags are taken as JSON writes them: `"limit": true` was read as 1.
     query: str = Field(min_length=1, max_length=100_000, description="The question or words")
-    budget_words: int | None = Field(None, ge=10, le=100_000, description="Excerpt word budget")
-    limit: int = Field(10, ge=1, le=100, description="Most sources")
+    budget_words: int | None = Field(
+        None, ge=10, le=100_000, strict=True, description="Excerpt word budget"
+    )
+    limit: int = Field(10, ge=1, le=100, strict=True, description="Most sources")
     scope: str | None = Field(None, max_length=1000, description="Only notes under this folder")
 
 
@@ -136,7 +139,9 @@ class EntryOut(BaseModel):
 class FeedbackRequest(BaseModel):
     query_id: str = Field(min_length=1, max_length=64, description="The answer's `query_id`")
     path: str = Field(min_length=1, max_length=1000, description="One of the answer's sources")
-    helpful: bool = Field(True, description="Did this note help? Only `true` credits it")
+    helpful: bool = Field(
+        True, strict=True, description="Did this note help? Only `true` credits it"
+    )
 
 
 class FeedbackOut(BaseModel):

@@ -190,7 +190,9 @@ class ImportRequest(BaseModel):
     # same words through the API as by `vault-bridge import` alone.
     data: Any = Field(description="A chat transcript JSON (docs/import.md)")
     root: str = Field("conversations", description="The folder for the sessions")
-    force: bool = Field(False, description="Overwrite session notes edited since the import")
+    force: bool = Field(
+        False, strict=True, description="Overwrite session notes edited since the import"
+    )
 
 
 @router.post("/import", tags=["curation"], responses=error_responses(400))

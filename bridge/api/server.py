@@ -20,6 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from bridge import __version__
+from bridge.api.http_limits import MAX_HEAD_BYTES, protocol_class
 from bridge.state.vault_lock import DISCOVERY, present_file
 
 
@@ -53,6 +54,8 @@ def make_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
         app,
         host=host,
         port=port,
+        http=protocol_class(),
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         log_level="warning",
         access_log=False,
         lifespan="off",

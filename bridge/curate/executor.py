@@ -19,6 +19,7 @@ from bridge.core.dialect import pages_by_reference
 from bridge.core.entry import parse_note
 from bridge.core.maturity import Maturity, StatusMapping
 from bridge.core.operations import InvalidOperation, Operation, agent_author
+from bridge.core.paths import UnsafePathError
 from bridge.core.review_policy import Facts, ReviewPolicy, decide
 from bridge.curate import git
 from bridge.curate.lock import WriterLock
@@ -97,7 +98,7 @@ class CurationExecutor:
         git_commit: bool = False,
         lock_path: Path | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
-        near_duplicate: Callable[[str, str], tuple[str, float] | None] | None = None,
+        near_duplicate: Callable[[str, str, str], tuple[str, float] | None] | None = None,
     ) -> None:
         self.store = store
         self.index = index
@@ -112,7 +113,7 @@ class CurationExecutor:
         # Told of each written batch (the wiring subscribes the folder overviews' refresh);
         # none for a bare executor, which then writes nothing but its operations' notes.
         self._batch_listeners: list[BatchListener] = []
-        # (new path, its text) -> the existing note that text nearly repeats, and how closely;
+        # (new path, its head, its text) -> the existing note it nearly repeats, how closely;
         # given by the wiring when the dense channel is on (`Bridge.near_duplicate`).
         self.near_duplicate = near_duplicate
 
@@ -203,12 +204,15 @@ class CurationExecutor:
             review = self._add_review("pending", plan, author, why, now)
             message = f"waiting for review {review.id}: {why}{notes}"
             return OpResult(position, op.type, op.path, "pending_review", message, review.id)
-        except (OSError, NoteError) as exc:
+        except (OSError, NoteError, UnsafePathError) as exc:
+            # UnsafePathError: a file where a folder of the path must be, found at write time;
+            # it ended the batch as a 400 after the operations before it were written.
             message = f"write failed, nothing of it was kept: {self._private(exc)}"
             return OpResult(position, op.type, op.path, "failed", message)
         review_id = None
         if decision == "apply_listed":
-            review = self._add_review("applied", plan, author, why, now, snapshots)
+            # With its notes, as a pending review has them: the duplicate was left out.
+            review = self._add_review("applied", plan, author, why + notes, now, snapshots)
             review_id = review.id
             done.listed.append(review.id)
             notes = f"; listed as review {review.id} (reject it to undo){notes}"
@@ -228,7 +232,8 @@ class CurationExecutor:
         if self.near_duplicate is None or plan.type != "ADD":
             return None
         text = "\n".join(part for part in (op.title, op.summary, op.narrative) if part)
-        found = self.near_duplicate(op.path, text)
+        head = "\n".join(part for part in (op.title, op.summary) if part)
+        found = self.near_duplicate(op.path, head, text)
         if found is None:
             return None
         path, score = found
@@ -392,7 +397,7 @@ class CurationExecutor:
         for step in reversed(undo):
             try:
                 step()
-            except (OSError, NoteError) as exc:
+            except (OSError, NoteError, UnsafePathError) as exc:
                 log.warning("could not put back a file after a failed write: %s", exc)
 
     def _private(self, exc: BaseException) -> str:
