@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from bridge.core.dialect import describe
+from bridge.core.entry import Note
 from bridge.core.fusion import DenseParams
 from bridge.core.maturity import Maturity
 from bridge.core.ranking import RankingParams
@@ -36,6 +37,7 @@ from bridge.llm.tools import MemoryTools
 from bridge.overviews.service import OverviewsReport, refresh_after_batch, write_overviews
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
+from bridge.semantic.duplicates import nearest_copy
 from bridge.semantic.factory import open_semantic
 from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
@@ -176,12 +178,20 @@ class Bridge:
     def _refresh_overviews(self, batch: BatchWritten) -> list[str]:
         return refresh_after_batch(self.store, self.executor.writes, batch, self.index)
 
-    def near_duplicate(self, path: str, text: str) -> tuple[str, float] | None:
-        """The note a new note's `text` nearly repeats (cosine >= `dense_duplicate_min`)."""
+    def near_duplicate(self, path: str, head: str, text: str) -> tuple[str, float] | None:
+        """The note a new note nearly repeats (cosine >= `dense_duplicate_min`): its whole
+        `text` against passages, its `head` (title, summary) against the nearest notes' heads."""
         if self.semantic is None:
             return None
+
+        def read(note_path: str) -> Note | None:
+            try:
+                return self.store.read(note_path).parse()
+            except NoteError:
+                return None
+
         try:
-            found = self.semantic.nearest(text, exclude=path)
+            found = nearest_copy(self.semantic, read, path, head, text)
         except EmbedderError:  # the check is advice: a model that fails must not block a write
             return None
         if found is None or found[1] < self.settings.dense_duplicate_min:

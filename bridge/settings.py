@@ -316,7 +316,7 @@ class Settings(BaseSettings):
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
     dense_block_weight: float = Field(default=0.6, ge=0)
     dense_depth: int = Field(default=100, ge=1, le=10_000)
-    dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
+    dense_duplicate_min: float = Field(default=0.84, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
