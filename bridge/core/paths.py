@@ -121,7 +121,7 @@ def normalise_folder(folder: str) -> str:
     not read from disk, it may not hold control characters either (`{"folder": "\\u0000"}`
     reached the file system and was a 500).
     """
-    if any(unicodedata.category(c) == "Cc" for c in folder):
+    if any(unicodedata.category(c) == "Cc" and c != "\x00" for c in folder):  # NUL: below
         # Before the white space is stripped: `"engineering\n"` was taken as `engineering`.
         raise UnsafePathError(f"folder {folder!r} contains a control character")
     cleaned = folder.strip()
