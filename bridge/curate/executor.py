@@ -326,7 +326,9 @@ class CurationExecutor:
             data = next(c.after for c in plan.changes if c.path == target)
             text = (data or b"").decode("utf-8", "replace")
             status = parse_note(target, text, self.store.dialect).entry.status
-            self.lifecycle.record_update(target, status, now, author)
+            created = plan.bases.get(target, "") is None  # the plan made a new note there
+            record = self.lifecycle.record_create if created else self.lifecycle.record_update
+            record(target, status, now, author)
         return snapshots
 
     def _write(
