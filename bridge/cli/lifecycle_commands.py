@@ -144,6 +144,11 @@ def _explain(
             f"({str(problem).removeprefix(f'{view.path}: ')}), so the bridge sees no status "
             "and writes none; fix it (`vault-bridge doctor` lists every such note)"
         )
+    elif view.status is None or not view.status.strip():
+        maturity = (
+            "draft for ranking: the note has no `status`, and the bridge writes one only "
+            "when its maturity changes"
+        )
     elif not view.managed:
         maturity = (
             f"draft for ranking: status `{status_word}` is not a lifecycle word, "
@@ -161,9 +166,10 @@ def _explain(
             f"{view.recency:.2f}: last updated {_ago(view.last_update, now)} "
             f"(recency halves every {params.recency_days * math.log(2):.1f} days)"
         )
-    used = "never returned as a query source"
+    # Uses, not appearances (DESIGN section 4): being listed as a source is no use.
+    used = "never yet (a use: its text answered, it was opened from the results, or marked helpful)"
     if view.access_count:
-        used = f"{_times(view.access_count)} as a query source, last {_ago(view.last_access, now)}"
+        used = f"{_times(view.access_count)}, last {_ago(view.last_access, now)}"
     updates = "none recorded by the bridge"
     if view.update_count:
         updates = f"{_times(view.update_count)}, last by {view.last_writer or 'unknown'}"
