@@ -95,7 +95,8 @@ def _note_text(index: SearchIndex, source: Source, top: float) -> NoteText | Non
     kept = _own_blocks(b for _, b in sorted(stored.items()) if not _is_summary(b))
     at_line = {b.line: i for i, b in enumerate(kept) if b.line is not None}
     ranked = {at_line[e.line]: e.score / top for e in source.blocks if e.line in at_line}
-    return NoteText(source.path, source.title, [(b.heading, b.text) for b in kept], ranked)
+    ids = {i: b.block_id for i, b in enumerate(kept) if b.block_id}
+    return NoteText(source.path, source.title, [(b.heading, b.text) for b in kept], ranked, ids)
 
 
 def _own_blocks(blocks: Iterable[IndexedBlock]) -> list[IndexedBlock]:

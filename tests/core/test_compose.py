@@ -97,3 +97,22 @@ def test_the_next_sentence_of_a_paragraph_rides_with_the_one_that_names_the_subj
     weights = {"seat": 2.0, "count": 2.0, "stripe": 0.5}
     parts = compose_answer("seat count stripe", list(weights), weights, [note], analyze, 100)
     assert "A nightly job writes it to Stripe." in render_answer(parts)
+
+
+def test_a_transcript_turn_is_cited_by_its_block_id_not_its_sessions_heading() -> None:
+    note = NoteText(
+        "conversations/chat/session_01.md",
+        "chat · session 1",
+        [
+            ("chat · session 1 > Transcript", "- Ana: The kayak trip to Lake Bled is on."),
+            ("chat · session 1 > Transcript", "- Ben: I will bring the paddles and tent."),
+        ],
+        block_ids={0: "D1-1", 1: "D1-2"},
+    )
+    terms = analyze("who brings the paddles")
+    parts = compose_answer(
+        "who brings the paddles", terms, {t: 1.0 for t in terms}, [note], analyze, 50
+    )
+    text = render_answer(parts)
+    assert "Ben: I will bring the paddles" in text
+    assert "[[conversations/chat/session_01#^D1-2|" in text  # the turn, not `#Transcript`
