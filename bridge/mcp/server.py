@@ -22,6 +22,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     CallToolResult,
     InputRequiredResult,
     Resource,
@@ -362,4 +363,18 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         text = f"{guide}\n{CURATE_STEPS}\n\n## The conversation\n\n{conversation.strip()}\n"
         return [UserMessage(text)]
 
+    rendered = server.get_prompt
+
+    async def get_prompt(
+        name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        # Trigger: `prompts/get` without `conversation`. Why: the SDK raises a ValueError,
+        # which its runner logs with a traceback (stderr is the client's log) and answers as
+        # "Internal server error". Outcome: the reason, as an invalid-params error, no log.
+        try:
+            return await rendered(name, arguments, context)
+        except ValueError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+
+    server.get_prompt = get_prompt  # type: ignore[method-assign]
     return server
