@@ -202,7 +202,9 @@ def _next(forecast: dict[str, Any]) -> str:
 
 @app.command()
 def lifecycle(
-    path: Annotated[str, typer.Argument(help="Note path: a/b/c.md, a/b/c or @a/b/c.md.")],
+    path: Annotated[
+        str, typer.Argument(help="Note path: a/b/c.md, a/b/c or @a/b/c.md.", metavar="PATH")
+    ],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,

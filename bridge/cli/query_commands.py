@@ -207,7 +207,7 @@ def _answer_here(
 
 @app.command()
 def query(
-    text: Annotated[str, typer.Argument(help="The question.")],
+    text: Annotated[str, typer.Argument(help="The question.", metavar="TEXT")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     limit: LimitOpt = 10,
@@ -221,7 +221,7 @@ def query(
 
 @app.command()
 def search(
-    text: Annotated[str, typer.Argument(help="Words to look for.")],
+    text: Annotated[str, typer.Argument(help="Words to look for.", metavar="TEXT")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     limit: LimitOpt = 10,
@@ -270,7 +270,7 @@ def reindex(
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="A chat transcript (JSON).")],
+    file: Annotated[Path, typer.Argument(help="A chat transcript (JSON).", metavar="FILE")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     root: Annotated[str, typer.Option("--root", help="Folder for the sessions.")] = "conversations",
