@@ -379,7 +379,7 @@ class CurationExecutor:
         log.info("moved %s to %s", old, new)
 
         def back() -> None:
-            self.store.move(new, old, before)
+            self.store.move(new, old, before, back=True)
             self.lifecycle.move(new, old)
             self.writes.move(new, old)
 

@@ -174,7 +174,7 @@ class ReviewService:
         if before is None:
             return set()
         now_there = ex.store.read(new).data
-        ex.store.move(new, old, now_there)
+        ex.store.move(new, old, now_there, back=True)
         if now_there != before:
             ex.store.write(old, before, expected=now_there)
         ex.lifecycle.move(new, old)

@@ -502,17 +502,18 @@ class VaultStore:
             log.warning("%s: a human edit made during a write was kept as %s", rel, copy.name)
         raise WriteConflictError(rel, human)
 
-    def move(self, old_path: str, new_path: str, expected: bytes) -> str:
+    def move(self, old_path: str, new_path: str, expected: bytes, back: bool = False) -> str:
         """Rename a note to a new path (folders made as needed); returns the new vault path.
 
         Only while it holds `expected` (else `WriteConflictError`) and only to a free name that
         every platform can hold (else `UnsafePathError`, or `FileExistsError` when taken). The
         file itself moves, so its bytes, times and any open handle go with it; the watcher
-        sees a rename.
+        sees a rename. `back`: undoing a move, to the name the note had (a human's name may be
+        one a new note could not take, such as `C# tips.md`).
         """
         source = self.absolute(old_path)
         old = self.relative(source)
-        new = normalise_note_path(new_path, new=True)
+        new = normalise_note_path(new_path, new=not back)
         self.check_folders(new)
         target = self.absolute(new)
         folder = target.parent

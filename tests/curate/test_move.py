@@ -161,3 +161,16 @@ def test_move_is_in_the_schema_the_prompt_and_mcp(bridge: Bridge) -> None:
     assert parse_note(NEW, (bridge.store.root / NEW).read_text()).title == "Keys"
     prompt = LocalBackend(bridge).curate_prompt("keys moved")["prompt"]
     assert "- MOVE:" in prompt and '"from"' in prompt
+
+
+def test_a_move_is_undone_to_a_name_no_new_note_could_take(open_vault: OpenBridge) -> None:
+    bridge = open_vault(review_rules=[])
+    human = "engineering/auth/C# tips.md"  # a human's name: `#` is refused for a new note
+    write_notes(bridge.store.root, {human: "# C# tips\n\nUse records.\n"})
+    bridge.sync()
+    move = {"type": "MOVE", "from": human, "path": "engineering/csharp/tips.md", "impact": "high"}
+    (outcome,) = run(bridge, move).results
+    assert outcome.status == "applied" and outcome.review_id is not None
+    bridge.reviews.reject(outcome.review_id, "keep my name")
+    assert (bridge.store.root / human).read_text() == "# C# tips\n\nUse records.\n"
+    assert not (bridge.store.root / "engineering/csharp/tips.md").exists()
