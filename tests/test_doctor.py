@@ -108,7 +108,10 @@ def test_setup_counts_notes_with_problems_and_unresolved_links_apart(
     assert "0 notes have problems" not in text
     assert "2 unresolved links in 1 note" in text
     (template_vault / "journal" / "open.md").write_text(UNCLOSED)
+    # A second setup has nothing to change and reads no note again; `status` counts them.
     _, text = run(capsys, "setup", "--vault", str(template_vault))
+    assert "the notes were not read again" in " ".join(text.split())
+    _, text = run(capsys, "status", "--vault", str(template_vault))
     assert "1 note has problems (malformed frontmatter: 1)" in text
 
 
