@@ -15,17 +15,19 @@ from functools import cached_property
 from typing import Any
 
 from bridge.core.dialect import describe
+from bridge.core.entry import Note
 from bridge.core.fusion import DenseParams
 from bridge.core.ranking import RankingParams
 from bridge.core.tiers import TierParams
 from bridge.curate.executor import CurationExecutor
+from bridge.curate.git import work_message
 from bridge.curate.results import BatchWritten
 from bridge.curate.reviews import ReviewService
 from bridge.importer.service import ImportReport, import_transcripts
 from bridge.importer.transcript import AUTHOR as IMPORT_AUTHOR
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, index_file, reconcile
-from bridge.lifecycle.decay import DecayReport, run_decay
+from bridge.lifecycle.decay import DecayReport, decay_message, run_decay
 from bridge.llm.answerer import LLMAnswerer
 from bridge.llm.client import LLMClient, LLMConfig
 from bridge.llm.context import build_context
@@ -34,6 +36,7 @@ from bridge.llm.tools import MemoryTools
 from bridge.overviews.service import OverviewsReport, refresh_after_batch, write_overviews
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
+from bridge.semantic.duplicates import nearest_copy
 from bridge.semantic.factory import open_semantic
 from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
@@ -72,7 +75,14 @@ class Bridge:
     def semantic_status(self) -> dict[str, object]:
         """The dense channel's model, state and progress (`off` when it is off)."""
         if self.semantic is None:
-            return {"model": None, "state": "off", "sections": 0, "embedded": 0, "pending": 0}
+            return {
+                "model": None,
+                "state": "off",
+                "sections": 0,
+                "embedded": 0,
+                "pending": 0,
+                "languages_known": 0,
+            }
         return self.semantic.status()
 
     def close(self) -> None:
@@ -106,9 +116,11 @@ class Bridge:
         def record(path: str, content: bytes) -> None:
             self.executor.writes.record(path, content, IMPORT_AUTHOR, now)
 
-        with self.executor.lock:
+        with self.executor.lock, self.store.recording() as changes:
             report = import_transcripts(self.store, data, root, force, before_write=record)
             self.reindex(report.written)
+            message = work_message(f"import ({len(report.written)} notes)", report.written)
+            self.executor.commit(changes, message)
         return report
 
     def refresh_index(self) -> SyncReport:
@@ -120,9 +132,11 @@ class Bridge:
         """The decay job under the single writer's lock (its reading before it: `run_decay`),
         with the changed notes re-indexed."""
         lock = self.executor.lock
-        report = run_decay(self.store, self.lifecycle, now, lock=lock)
+        with self.store.recording() as changes:
+            report = run_decay(self.store, self.lifecycle, now, lock=lock)
         with lock:
             self.reindex(t.path for t in report.transitions)
+            self.executor.commit(changes, decay_message(report))
         return report
 
     def write_overviews(self, under: str | None = None) -> OverviewsReport:
@@ -130,11 +144,12 @@ class Bridge:
 
         The watcher ignores the bridge's own writes, so the index learns of them here.
         """
-        with self.executor.lock:
+        with self.executor.lock, self.store.recording() as changes:
             report = write_overviews(self.store, self.executor.writes, under, index=self.index)
             updated = [o.path for o in report.outcomes.values() if o.state == "updated"]
             if updated:
                 self.reindex(updated)
+            self.executor.commit(changes, work_message("folder overviews refreshed", updated))
         return report
 
     @cached_property
@@ -162,12 +177,20 @@ class Bridge:
     def _refresh_overviews(self, batch: BatchWritten) -> list[str]:
         return refresh_after_batch(self.store, self.executor.writes, batch, self.index)
 
-    def near_duplicate(self, path: str, text: str) -> tuple[str, float] | None:
-        """The note a new note's `text` nearly repeats (cosine >= `dense_duplicate_min`)."""
+    def near_duplicate(self, path: str, head: str, text: str) -> tuple[str, float] | None:
+        """The note a new note nearly repeats (cosine >= `dense_duplicate_min`): its whole
+        `text` against passages, its `head` (title, summary) against the nearest notes' heads."""
         if self.semantic is None:
             return None
+
+        def read(note_path: str) -> Note | None:
+            try:
+                return self.store.read(note_path).parse()
+            except NoteError:
+                return None
+
         try:
-            found = self.semantic.nearest(text, exclude=path)
+            found = nearest_copy(self.semantic, read, path, head, text)
         except EmbedderError:  # the check is advice: a model that fails must not block a write
             return None
         if found is None or found[1] < self.settings.dense_duplicate_min:
@@ -265,7 +288,12 @@ def open_bridge(settings: Settings) -> Bridge:
     client = llm_client(settings)
     if client is not None:
         # Tiers 3-4; the tools search through the same engine, hence attached after creation.
-        engine.answerer = LLMAnswerer(client, MemoryTools(engine, store), settings.llm_agent_rounds)
+        engine.answerer = LLMAnswerer(
+            client,
+            MemoryTools(engine, store),
+            settings.llm_agent_rounds,
+            budget_seconds=settings.llm_query_budget_seconds,
+        )
     return Bridge(settings, store, index, lifecycle, engine, semantic)
 
 

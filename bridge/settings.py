@@ -307,7 +307,7 @@ class Settings(BaseSettings):
     )
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
-    dense_duplicate_min: float = Field(default=0.8, ge=0, le=1)
+    dense_duplicate_min: float = Field(default=0.84, ge=0, le=1)
     dense_other_language: float = Field(default=0.5, ge=0, le=1)
 
     # -- live watching (docs/watching.md) ------------------------------------------------------
@@ -342,6 +342,9 @@ class Settings(BaseSettings):
     )
     llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     llm_budget_seconds: float = Field(default=300.0, gt=0, le=36_000)
+    # An answer is awaited by a person (or an agent's turn): a hung provider must not hold it
+    # for minutes (3 tries of 60 s held a query 206 s). A curation runs as a task.
+    llm_query_budget_seconds: float = Field(default=20.0, gt=0, le=3600)
     llm_retries: int = Field(default=2, ge=0, le=10)
     llm_correction_rounds: int = Field(default=3, ge=0, le=10)
     llm_part_chars: int = Field(default=12_000, ge=1000, le=1_000_000)
@@ -453,4 +456,10 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         raise SettingsUnusableError(validation_problem(exc, given, config, path)) from exc
     settings._vault_rule = rule
+    vault, state = settings.vault_path, settings.state_path
+    if state == vault or vault in state.parents:
+        raise SettingsUnusableError(
+            f"the state dir {state} is inside the vault {vault}: sync tools and git would see "
+            "the index and the token; choose a folder outside it (--state-dir, state_dir)"
+        )
     return settings

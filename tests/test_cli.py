@@ -141,3 +141,35 @@ def test_each_command_is_found_in_the_module_main_imports_for_it() -> None:
         (first, *_) = group.typer_instance.registered_commands
         registered[str(group.name)] = _module_of(first.callback)
     assert registered == COMMANDS
+
+
+@pytest.mark.parametrize(
+    ("command", "shows"),
+    [
+        (["query"], "TEXT"),
+        (["search"], "TEXT"),
+        (["review", "show"], "ID"),
+        (["review", "approve"], "ID"),
+        (["init"], "DIR"),
+        (["lifecycle"], "PATH"),
+        (["mcp-config"], "--platform"),
+    ],
+)
+def test_help_names_arguments_as_a_person_reads_them(
+    capsys: pytest.CaptureFixture[str], command: list[str], shows: str
+) -> None:
+    # It showed `{text}`, `{review_id}`, `[1<=x<=4611686018427387904]`, and "mainly for
+    # --print" on commands that have no --print.
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert shows in text
+    assert "4611686018427387904" not in text and "{text}" not in text
+    assert "{review_id}" not in text and "{directory}" not in text
+    if command == ["mcp-config"]:
+        assert "mainly for --print" not in text
+
+
+def test_a_review_id_out_of_range_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("0", str(2**70)):
+        assert main(["review", "show", bad]) == 2
+        assert "names no review" in capsys.readouterr().err

@@ -59,12 +59,14 @@ def test_every_cli_command_is_documented() -> None:
 
 
 def _commands_without(option: str) -> list[str]:
-    """The commands that do not take `option`, in the order `commands` walks them."""
-    return [
+    """The commands that do not take `option`, alphabetically: the walk follows the order the
+    command modules were imported in, which another test importing one (`serve_command` for
+    its banner) changed, so the sentence matched or not by which test ran first."""
+    return sorted(
         name
         for name, command in commands().items()
         if not any(option in getattr(p, "opts", []) for p in getattr(command, "params", []))
-    ]
+    )
 
 
 def test_docs_cli_names_the_commands_without_the_shared_options() -> None:
@@ -107,13 +109,28 @@ def _snippet(doc: str, heading: str) -> str:
     return text.split(heading, 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
 
 
+SOURCE_VB = "VB=.venv/bin/vault-bridge    # installed from the wheel: VB=vault-bridge"
+
+
+def _installed(snippet: str) -> str:
+    """The snippet in its documented form for an installed `vault-bridge` (`VB=vault-bridge`).
+
+    Trigger: run as written, `.venv/bin/vault-bridge` exists only in a checkout whose venv is
+    at its root, so these tests failed in any other venv (CI's, a tox env). Outcome: the
+    command the snippet names for an install runs, from the venv running the tests.
+    """
+    assert SOURCE_VB in snippet, "the snippet no longer names both forms of VB"
+    return snippet.replace(SOURCE_VB, "VB=vault-bridge", 1)
+
+
 def _run_as_copied(script: str, state: Path) -> subprocess.CompletedProcess[str]:
-    """bash in the checkout's folder, as the README runs commands, with no venv on PATH."""
+    """bash in the checkout's folder, as the README runs commands, with the installed
+    `vault-bridge` (the one beside this interpreter) first on PATH."""
     venv_bin = str(Path(sys.executable).parent)
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != venv_bin)
+    rest = [p for p in os.environ["PATH"].split(os.pathsep) if p != venv_bin]
     env = {
         **{k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
-        "PATH": path,
+        "PATH": os.pathsep.join([venv_bin, *rest]),
         "VAULT_BRIDGE_STATE_DIR": str(state),  # this test's state; yours is found by the vault
     }
     return subprocess.run(
@@ -131,7 +148,7 @@ def test_the_curl_example_of_docs_api_runs_as_written(serving: tuple[Path, Path]
     vault, state = serving
     snippet = _snippet("docs/api.md", "### curl")
     assert snippet.startswith("VAULT=~/Notes\nVB=.venv/bin/vault-bridge ")
-    script = snippet.replace("VAULT=~/Notes", f"VAULT={shlex.quote(str(vault))}", 1)
+    script = _installed(snippet).replace("VAULT=~/Notes", f"VAULT={shlex.quote(str(vault))}", 1)
     done = _run_as_copied(script, state)
     assert done.returncode == 0, done.stderr
     assert "24 h" in done.stdout or "24 hours" in done.stdout, done.stdout
@@ -144,7 +161,8 @@ def test_the_plain_http_example_of_docs_agents_runs_as_written(
     snippet = _snippet("docs/agents.md", "## Plain HTTP")
     ops = tmp_path / "ops.json"
     ops.write_text('{"operations": [], "author": "agent:my-bot"}')
-    script = snippet.replace("~/Notes", shlex.quote(str(vault))).replace("@ops.json", f"@{ops}")
+    script = _installed(snippet).replace("~/Notes", shlex.quote(str(vault)))
+    script = script.replace("@ops.json", f"@{ops}")
     done = _run_as_copied(script, state)
     assert done.returncode == 0, done.stderr
     assert "24 h" in done.stdout or "24 hours" in done.stdout, done.stdout

@@ -108,7 +108,10 @@ def test_setup_counts_notes_with_problems_and_unresolved_links_apart(
     assert "0 notes have problems" not in text
     assert "2 unresolved links in 1 note" in text
     (template_vault / "journal" / "open.md").write_text(UNCLOSED)
+    # A second setup has nothing to change and reads no note again; `status` counts them.
     _, text = run(capsys, "setup", "--vault", str(template_vault))
+    assert "the notes were not read again" in " ".join(text.split())
+    _, text = run(capsys, "status", "--vault", str(template_vault))
     assert "1 note has problems (malformed frontmatter: 1)" in text
 
 
@@ -140,3 +143,19 @@ def test_doctor_names_the_line_to_fix_and_counts_in_good_english(
         "journal/broken.md: malformed YAML frontmatter at line 3: a `[` list that is never closed"
     )
     assert entry["unresolved_links"] == [{"link": "[[gone]]", "line": 8}]  # 1-based, as shown
+
+
+def test_doctor_names_the_line_of_a_link_inside_a_wrapped_paragraph(
+    template_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The paragraph's first line was named for a link on its second.
+    text = (
+        "# Wrapped\n\nFirst line of a paragraph\nsecond line with [[missing note]] here\n"
+        "third line.\n\n- item one\n  continued [[other missing]]\n"
+    )
+    (template_vault / "journal" / "wrapped.md").write_text(text)
+    _, doctor = run_json(capsys, "doctor", "--vault", str(template_vault))
+    assert notes_of(doctor)["journal/wrapped.md"]["unresolved_links"] == [
+        {"link": "[[missing note]]", "line": 4},
+        {"link": "[[other missing]]", "line": 8},
+    ]

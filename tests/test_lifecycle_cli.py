@@ -141,3 +141,19 @@ def test_lifecycle_of_a_missing_note_exits_2(
     assert "no note `no/such/note.md`" in capsys.readouterr().err
     assert main(["lifecycle", "../escape.md", *argv]) == 2
     assert "leaves the vault" in capsys.readouterr().err
+
+
+def test_lifecycle_says_uses_and_a_missing_status_in_words(
+    template_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A note that was the first source of an answer was "never returned as a query source",
+    # and one without `status` had "status `none` is not a lifecycle word".
+    plain = template_vault / "team" / "plain.md"
+    plain.write_text("# Plain\n\nNo frontmatter at all.\n")
+    argv = ["lifecycle", "team/plain.md", "--vault", str(template_vault), "--state-dir"]
+    assert main([*argv, str(tmp_path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "`none`" not in text and "not a lifecycle word" not in text
+    assert "the note has no `status`" in text
+    assert "used never yet (a use: its text answered, it was opened from the results" in text
+    assert "as a query source" not in text

@@ -216,3 +216,52 @@ def test_a_refused_git_commit_is_reported_alike_here_and_through_serve(
         assert "no commits today" in str(decided["git"])
     finally:
         stop(proc)
+
+
+def test_a_serve_on_a_taken_port_says_who_holds_it_and_indexes_nothing(
+    serving: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import shutil
+    import socket
+
+    from tests.conftest import TEMPLATE
+
+    vault, state = serving
+    info = json.loads((state / "bridge.json").read_text())
+    other = tmp_path / "other_vault"
+    shutil.copytree(TEMPLATE, other)
+    other_state = state.parent / "other_state"  # beside the first one's, as by default
+
+    def second(port: int) -> subprocess.CompletedProcess[str]:
+        args = ["serve", "--vault", str(other), "--state-dir", str(other_state)]
+        return subprocess.run(
+            [*COMMAND, *args, "--port", str(port)], capture_output=True, text=True, timeout=CEILING
+        )
+
+    done = second(info["port"])
+    assert done.returncode == 2
+    assert (
+        f"port {info['port']} on 127.0.0.1 is in use by the vault-bridge serving {vault} "
+        f"(pid {info['pid']})" in done.stderr
+    )
+    assert not (other_state / "index").exists()  # checked before a single note was read
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = second(taken.getsockname()[1])
+    assert done.returncode == 2 and "is in use by another program" in done.stderr
+    assert not (other_state / "index").exists()
+
+
+def test_serve_says_it_is_embedding_how_far_and_when_it_is_ready(
+    template_vault: Path, tmp_path: Path
+) -> None:
+    # A fresh state dir: every note is embedded in the background after the banner.
+    proc = _serve(template_vault, tmp_path / "state")
+    try:
+        seen = _wait_for(_lines(proc), "embedding: ready")
+    finally:
+        stop(proc)
+    said = "".join(seen)
+    assert "embedding: 18 notes with" in said and "in the background" in said
+    assert "embedding: ready, 18 notes (" in said

@@ -66,8 +66,12 @@ def test_reindex_rebuilds(
     common = ["--vault", str(template_vault), "--state-dir", str(tmp_path / "s"), "--json"]
     code, out = run(capsys, "reindex", *common)
     assert code == 0 and out["notes"] == 18
+    # A fresh state dir: every note embedded, as docs/cli.md says (it had embedded none).
+    semantic = out["semantic"]
+    assert (semantic["state"], semantic["embedded"], semantic["pending"]) == ("ready", 18, 0)
+    assert semantic["sections"] > 18
     code, again = run(capsys, "reindex", *common)
-    assert again["notes"] == 18
+    assert again["notes"] == 18 and again["semantic"]["embedded"] == 18
 
 
 def test_a_scope_that_names_no_folder_is_a_usage_error(

@@ -157,3 +157,19 @@ def test_a_huge_enabled_list_is_refused_without_being_loaded(
     warning = " ".join(out["warnings"])  # type: ignore[arg-type]
     assert "community-plugins.json" in warning and "1 MB" in warning
     assert (vault / PLUGIN / "main.js").is_file()  # the plugin itself is installed
+
+
+def test_a_plugins_folder_that_links_back_up_is_refused(
+    vault: Path, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `.obsidian/plugins -> ..` stays inside the vault, but the plugin's files landed in the
+    # vault's root folder (`vault-bridge/main.js` beside the notes).
+    plugins = vault / ".obsidian/plugins"
+    if plugins.exists():
+        shutil.rmtree(plugins)
+    plugins.symlink_to("..", target_is_directory=True)
+    before = snapshot(vault)
+    assert main(["setup", "--vault", str(vault)]) == 2
+    assert "`.obsidian/plugins` is a symlink" in capsys.readouterr().err
+    assert not (vault / "vault-bridge").exists()
+    assert snapshot(vault) == before

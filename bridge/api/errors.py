@@ -9,13 +9,14 @@ error (the traceback goes to the bridge's log), and the client keeps its connect
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bridge.api.security import send_error
@@ -45,7 +46,10 @@ class ApiError(Exception):
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    # A message may quote what the client sent; a lone surrogate in it has no UTF-8 form and
+    # turned a 422 into a 500 while the answer was encoded.
+    shown = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"error": {"code": code, "message": shown}}, status_code=status)
 
 
 def private(message: str, places: Sequence[Path]) -> str:
@@ -97,6 +101,35 @@ class CrashGuard:
             await send_error(send, 500, "internal", internal_message(exc))
 
 
+_UNPARSED = "There was an error parsing the body"
+
+
+def _flat(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
+    """Every route, those of included routers too (FastAPI wraps them)."""
+    for route in routes:
+        inner = getattr(getattr(route, "original_router", None), "routes", None)
+        if inner is None:
+            yield route
+        else:
+            yield from _flat(inner)
+
+
+def allowed_methods(app: FastAPI, scope: Scope) -> str:
+    """Every method some route takes at this path, for a 405's `Allow`.
+
+    Trigger: Starlette names only the first route that matched the path, so `OPTIONS
+    /v1/lifecycle/decay` answered `Allow: GET` (of `/lifecycle/{path}`) without the route's
+    own POST.
+    """
+    methods: set[str] = set()
+    for route in _flat(app.router.routes):
+        match, _ = route.matches(scope)  # PARTIAL: the path matches, the method does not
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    methods.discard("HEAD")
+    return ", ".join(sorted(methods))
+
+
 def _describe(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
@@ -117,9 +150,15 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == _UNPARSED:
+            # FastAPI's answer to a body it cannot decode (not UTF-8): a 400 no route declared,
+            # while a JSON syntax error is a 422. Outcome: both are the 422 they are.
+            return error(422, "invalid", "the body is not valid JSON: it is not UTF-8 text")
         code = _CODES.get(exc.status_code, "error")
         answer = error(exc.status_code, code, private(str(exc.detail), _places(request)))
         answer.headers.update(exc.headers or {})  # 405's `Allow`, 401's `WWW-Authenticate`
+        if exc.status_code == 405:
+            answer.headers["Allow"] = allowed_methods(request.app, request.scope)
         return answer
 
     @app.exception_handler(RequestValidationError)

@@ -41,9 +41,12 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 class QueryRequest(BaseModel):
+    # Numbers and flags are taken as JSON writes them: `"limit": true` was read as 1.
     query: str = Field(min_length=1, max_length=100_000, description="The question or words")
-    budget_words: int | None = Field(None, ge=10, le=100_000, description="Excerpt word budget")
-    limit: int = Field(10, ge=1, le=100, description="Most sources")
+    budget_words: int | None = Field(
+        None, ge=10, le=100_000, strict=True, description="Excerpt word budget"
+    )
+    limit: int = Field(10, ge=1, le=100, strict=True, description="Most sources")
     scope: str | None = Field(None, max_length=1000, description="Only notes under this folder")
 
 
@@ -59,7 +62,12 @@ class SemanticStatus(BaseModel):
     state: Literal["off", "embedding", "ready"]
     sections: int = Field(description="Passages (sections of notes) with a vector")
     embedded: int = Field(description="Notes whose passages all have vectors")
-    pending: int = Field(description="Notes waiting to be embedded")
+    pending: int = Field(description="Notes waiting to be embedded (those in flight included)")
+    languages_known: int = Field(
+        0,
+        description="Notes whose language is known: the first pass reads every note's before "
+        "embedding any, so this grows first while `embedded` stays 0",
+    )
     languages: dict[str, int] = Field(
         default_factory=dict, description="Notes per detected language"
     )
@@ -131,7 +139,9 @@ class EntryOut(BaseModel):
 class FeedbackRequest(BaseModel):
     query_id: str = Field(min_length=1, max_length=64, description="The answer's `query_id`")
     path: str = Field(min_length=1, max_length=1000, description="One of the answer's sources")
-    helpful: bool = Field(True, description="Did this note help? Only `true` credits it")
+    helpful: bool = Field(
+        True, strict=True, description="Did this note help? Only `true` credits it"
+    )
 
 
 class FeedbackOut(BaseModel):

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from bridge.api.context import ApiContext, get_context
 from bridge.api.errors import ApiError
 from bridge.api.models import error_responses
-from bridge.api.tasks import TaskRunner
+from bridge.api.tasks import TaskFailedError, TaskRunner
 from bridge.core.operations import MAX_AUTHOR, MAX_BATCH, agent_author, parse_operations
 from bridge.core.paths import UnsafePathError
 from bridge.curate.results import BatchResult
@@ -106,6 +106,8 @@ def curate(body: ContentRequest, ctx: Ctx) -> JSONResponse:
     def work() -> dict[str, Any]:
         outcome = curator.curate(body.content, body.author, arrived)
         _publish_batch(ctx, outcome.batch)
+        if outcome.model_failed:  # `failed`, with what was applied before it failed
+            raise TaskFailedError(outcome.error or "the model failed", outcome.to_dict())
         return outcome.to_dict()
 
     task = _tasks(ctx).start("curate", work)
@@ -188,7 +190,9 @@ class ImportRequest(BaseModel):
     # same words through the API as by `vault-bridge import` alone.
     data: Any = Field(description="A chat transcript JSON (docs/import.md)")
     root: str = Field("conversations", description="The folder for the sessions")
-    force: bool = Field(False, description="Overwrite session notes edited since the import")
+    force: bool = Field(
+        False, strict=True, description="Overwrite session notes edited since the import"
+    )
 
 
 @router.post("/import", tags=["curation"], responses=error_responses(400))

@@ -34,7 +34,8 @@ def overviews(ctx: Ctx, body: OverviewsRequest | None = None) -> dict[str, Any]:
     """
     try:
         folder = clean_folder(body.folder if body is not None else "")
-    except ValueError as exc:
+        ctx.bridge.store.check_folder(folder)
+    except ValueError as exc:  # an UnsafePathError too
         raise ApiError(400, "bad_path", str(exc)) from exc
     report = ctx.bridge.write_overviews(folder)
     for outcome in report.outcomes.values():

@@ -29,7 +29,7 @@ from bridge.api.models import (
     error_responses,
 )
 from bridge.core.dialect import tree_path
-from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.lifecycle.report import explain
 from bridge.overviews import overview_from_paths
 from bridge.query.models import QueryResult
@@ -232,7 +232,7 @@ def tree(
 ) -> TreeOut:
     """The context tree: folders and notes with titles and statuses, and the start folder's
     overview (its notes with summaries and statuses, its subfolders with counts)."""
-    root = normalise_folder(folder)
+    root = ctx.bridge.store.check_folder(folder)
     records = ctx.graph.snapshot().records
     overview = overview_from_paths(ctx.bridge.store, records, root)
     dialect = ctx.bridge.store.dialect
@@ -246,7 +246,7 @@ def graph(
     folder: Annotated[str, Query(max_length=1000, description="Only notes under it")] = "",
 ) -> Graph:
     """Notes and their resolved links (relations), as Obsidian's graph shows them."""
-    prefix = normalise_folder(folder)
+    prefix = ctx.bridge.store.check_folder(folder)
     snap = ctx.graph.snapshot()
     inside = (lambda p: p.startswith(prefix + "/")) if prefix else (lambda p: True)
     nodes = [

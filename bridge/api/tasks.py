@@ -14,6 +14,15 @@ from typing import Any, Literal
 TaskState = Literal["queued", "running", "done", "failed"]
 
 
+class TaskFailedError(Exception):
+    """Work that failed but has a result to show (what a curation applied before its model
+    failed): the task ends `failed`, with `result` and the message as `error`."""
+
+    def __init__(self, message: str, result: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 @dataclass
 class Task:
     id: str
@@ -56,6 +65,9 @@ class TaskRunner:
             try:
                 task.result = work()
                 task.state = "done"
+            except TaskFailedError as exc:
+                task.result, task.error = exc.result, str(exc)
+                task.state = "failed"
             except Exception as exc:  # reported to the caller through the task
                 task.error = f"{type(exc).__name__}: {exc}"
                 task.state = "failed"

@@ -55,9 +55,26 @@ NO_LLM = (
     "schema, and `vault-bridge curate --operations ops.json` applies the operations it returns."
 )
 
-# The API's range too: an id it refuses is a usage error here, with or without `serve`.
+
+def _review_id(value: int) -> int:
+    """The API's range too: an id it refuses is a usage error here, with or without `serve`.
+
+    Checked here rather than by a range on the argument, which `--help` showed as
+    `[1<=x<=4611686018427387904]`.
+    """
+    if not 1 <= value <= MAX_REVIEW_ID:
+        raise typer.BadParameter(f"{value} names no review: ids are whole numbers from 1")
+    return value
+
+
 ReviewIdArg = Annotated[
-    int, typer.Argument(help="The review id.", min=1, max=MAX_REVIEW_ID, show_default=False)
+    int,
+    typer.Argument(
+        help="The review id (from `review list`).",
+        metavar="ID",
+        callback=_review_id,
+        show_default=False,
+    ),
 ]
 AgentOpt = Annotated[
     str | None,
@@ -135,7 +152,9 @@ def _print_batch(doc: dict[str, Any]) -> None:
 
 @app.command()
 def curate(
-    text: Annotated[str | None, typer.Argument(help="Content to curate; `-` reads stdin.")] = None,
+    text: Annotated[
+        str | None, typer.Argument(help="Content to curate; `-` reads stdin.", metavar="TEXT")
+    ] = None,
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the content.")] = None,
     operations: Annotated[
         Path | None,
@@ -192,7 +211,7 @@ def curate(
     if remote is not None:  # its LLM settings apply: it does the curating
         started = _start_remote_curation(remote, content, author)
         task = _wait_for_task(remote, str(started["task_id"]))
-        if task.get("state") != "done":
+        if task.get("result") is None:
             raise fail(f"curation failed in the running bridge: {task.get('error')}", EXIT_PROBLEMS)
         result = dict(task["result"])
         _finish({**result, "through": remote.url}, result.get("error"), json_out, result)

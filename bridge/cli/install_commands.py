@@ -42,6 +42,14 @@ from bridge.state.vault_lock import holder
 
 PlatformOpt = Annotated[
     Platform | None,
+    typer.Option(
+        "--platform",
+        help="The platform whose paths to use: linux, macos or windows [this machine's]",
+    ),
+]
+# `service install` alone has `--print`, where another platform's file is worth seeing.
+PrintPlatformOpt = Annotated[
+    Platform | None,
     typer.Option("--platform", help="linux, macos or windows [this machine's]; mainly for --print"),
 ]
 # Passed to the client or service as flags; every other VAULT_BRIDGE_* variable stays behind.
@@ -220,7 +228,7 @@ def service_install(
             "--port", min=0, max=65535, help="Port for this vault's serve (a second vault's)"
         ),
     ] = None,
-    platform: PlatformOpt = None,
+    platform: PrintPlatformOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Write the service file for this vault and load it with the platform's manager."""

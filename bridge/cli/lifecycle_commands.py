@@ -27,7 +27,8 @@ from bridge.cli.app import (
 from bridge.cli.running import running, writing_locally
 from bridge.core import lifecycle as akl
 from bridge.core.paths import UnsafePathError, normalise_note_path
-from bridge.lifecycle.decay import run_decay
+from bridge.curate.git import commit_work
+from bridge.lifecycle.decay import decay_message, run_decay
 from bridge.lifecycle.report import explain
 from bridge.settings import Settings
 from bridge.state.db import StateDBError
@@ -109,7 +110,10 @@ def decay(vault: VaultOpt = None, state_dir: StateDirOpt = None, json_out: JsonO
     else:
         store = open_store(settings)
         with writing_locally(settings), _lifecycle(settings) as lifecycle:
-            doc = run_decay(store, lifecycle, datetime.now(UTC)).to_json()
+            with store.recording() as changes:
+                report = run_decay(store, lifecycle, datetime.now(UTC))
+            commit_work(store.root, settings.git_commit, changes.changes, decay_message(report))
+            doc = report.to_json()
         doc["through"] = None
     if json_out:
         print_json(doc)
@@ -140,6 +144,11 @@ def _explain(
             f"({str(problem).removeprefix(f'{view.path}: ')}), so the bridge sees no status "
             "and writes none; fix it (`vault-bridge doctor` lists every such note)"
         )
+    elif view.status is None or not view.status.strip():
+        maturity = (
+            "draft for ranking: the note has no `status`, and the bridge writes one only "
+            "when its maturity changes"
+        )
     elif not view.managed:
         maturity = (
             f"draft for ranking: status `{status_word}` is not a lifecycle word, "
@@ -157,9 +166,10 @@ def _explain(
             f"{view.recency:.2f}: last updated {_ago(view.last_update, now)} "
             f"(recency halves every {params.recency_days * math.log(2):.1f} days)"
         )
-    used = "never returned as a query source"
+    # Uses, not appearances (DESIGN section 4): being listed as a source is no use.
+    used = "never yet (a use: its text answered, it was opened from the results, or marked helpful)"
     if view.access_count:
-        used = f"{_times(view.access_count)} as a query source, last {_ago(view.last_access, now)}"
+        used = f"{_times(view.access_count)}, last {_ago(view.last_access, now)}"
     updates = "none recorded by the bridge"
     if view.update_count:
         updates = f"{_times(view.update_count)}, last by {view.last_writer or 'unknown'}"
@@ -192,7 +202,9 @@ def _next(forecast: dict[str, Any]) -> str:
 
 @app.command()
 def lifecycle(
-    path: Annotated[str, typer.Argument(help="Note path: a/b/c.md, a/b/c or @a/b/c.md.")],
+    path: Annotated[
+        str, typer.Argument(help="Note path: a/b/c.md, a/b/c or @a/b/c.md.", metavar="PATH")
+    ],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     json_out: JsonOpt = False,

@@ -92,6 +92,10 @@ def overviews(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     store = open_store(settings)
+    try:
+        store.check_folder(under)
+    except ValueError as exc:  # a folder symlink on the way
+        raise fail(str(exc)) from exc
     if under and next(iter(store.iter_paths(under)), None) is None:
         raise fail(f"no notes in a folder `{under}` of the vault {settings.vault_path}")
     doc: dict[str, Any]

@@ -65,8 +65,13 @@ def _progress(
 
 
 @contextmanager
-def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
-    """The bridge with its index brought up to date with the files, closed afterwards."""
+def opened(settings: Settings, show_progress: bool, vectors: bool = True) -> Iterator[Bridge]:
+    """The bridge with its index brought up to date with the files, closed afterwards.
+
+    `vectors`: load the stored vectors for the dense channel (no embedding). `reindex` says
+    False and embeds them itself: loading first took every note off the channel's queue, so
+    on a fresh state dir it embedded nothing.
+    """
     # The engine's modules load here, not with the CLI: a command `serve` answers needs none.
     from bridge.index.search_index import IndexBusyError
     from bridge.runtime import open_bridge
@@ -83,7 +88,8 @@ def opened(settings: Settings, show_progress: bool) -> Iterator[Bridge]:
             except IndexBusyError as exc:
                 err_console.print(f"[yellow]note:[/] {exc}; answering from the index as it is")
         # The vectors stored for these notes; the CLI embeds only the question (docs/query.md).
-        bridge.prepare_semantic(embed=False)
+        if vectors:
+            bridge.prepare_semantic(embed=False)
         yield bridge
     finally:
         bridge.close()
@@ -213,7 +219,7 @@ def _answer_here(
 
 @app.command()
 def query(
-    text: Annotated[str, typer.Argument(help="The question.")],
+    text: Annotated[str, typer.Argument(help="The question.", metavar="TEXT")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     limit: LimitOpt = 10,
@@ -227,7 +233,7 @@ def query(
 
 @app.command()
 def search(
-    text: Annotated[str, typer.Argument(help="Words to look for.")],
+    text: Annotated[str, typer.Argument(help="Words to look for.", metavar="TEXT")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     limit: LimitOpt = 10,
@@ -257,7 +263,7 @@ def reindex(
     else:
         with writing_locally(settings):
             shutil.rmtree(index_dir, ignore_errors=True)
-            with opened(settings, not json_out) as bridge:
+            with opened(settings, not json_out, vectors=False) as bridge:
                 with _progress(not json_out, "embedding") as progress:
                     semantic = bridge.prepare_semantic(embed=True, progress=progress)
                 summary = {
@@ -276,7 +282,7 @@ def reindex(
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="A chat transcript (JSON).")],
+    file: Annotated[Path, typer.Argument(help="A chat transcript (JSON).", metavar="FILE")],
     vault: VaultOpt = None,
     state_dir: StateDirOpt = None,
     root: Annotated[str, typer.Option("--root", help="Folder for the sessions.")] = "conversations",

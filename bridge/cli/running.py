@@ -84,7 +84,12 @@ def request_body(doc: Mapping[str, Any], what: str) -> bytes:
         body = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError as exc:  # NaN or Infinity: Python reads them, JSON has no such numbers
         raise fail(f"{what} holds NaN or Infinity, which JSON does not allow") from exc
-    data = body.encode("utf-8")
+    try:
+        data = body.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (`"\ud800"` in the file) has no UTF-8 form: sent escaped, the
+        # bridge refuses that one operation by name, as it does without `serve`.
+        data = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
     if len(data) > DEFAULT_MAX_BODY:
         limit = DEFAULT_MAX_BODY / 2**20
         raise fail(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ import typer
 from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
+from bridge.cli.embedding_progress import EmbeddingProgress
 from bridge.cli.stop_signals import StopSignals
 from bridge.collector import ScheduledCollections
 from bridge.events import EventBus
@@ -21,9 +23,9 @@ from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
 from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
-from bridge.settings import Settings
+from bridge.settings import APP_NAME, Settings
 from bridge.state.db import StateDBError
-from bridge.state.vault_lock import VaultBusyError, serve_pid_file, vault_lock
+from bridge.state.vault_lock import VaultBusyError, bridge_on_port, serve_pid_file, vault_lock
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 
@@ -56,7 +58,18 @@ def serve(
         except VaultBusyError as exc:
             raise fail(str(exc)) from exc
         held.enter_context(serve_pid_file(settings.state_path))
-        _serve(settings, stop)
+        from bridge.api.server import PortBusyError, bind_listener
+
+        try:
+            listener = bind_listener(
+                settings.host,
+                settings.port,
+                bridge_on_port(_state_homes(settings), settings.port) if settings.port else "",
+            )
+        except PortBusyError as exc:
+            raise fail(str(exc)) from exc
+        with listener:
+            _serve(settings, stop, listener)
 
 
 # A missed day's decay run waits this long after start (the first questions go first).
@@ -69,7 +82,14 @@ def _read_ahead(bridge: Bridge) -> None:
     bridge.index.read_ahead()
 
 
-def _serve(settings: Settings, stop: StopSignals) -> None:
+def _state_homes(settings: Settings) -> list[Path]:
+    """Where other bridges' state dirs (and their `bridge.json`) usually are."""
+    import platformdirs
+
+    return [Path(platformdirs.user_data_dir(APP_NAME)), settings.state_path.parent]
+
+
+def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> None:
     # The web stack (FastAPI, uvicorn, every route) only when serving: every other command
     # imports this module too, and it was a fifth of their start-up.
     from bridge.api.app import create_app
@@ -84,7 +104,10 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         answerer.client.warm()  # a background thread; returns at once
     # The first questions should not wait for the disk: the index files are read ahead.
     threading.Thread(target=_read_ahead, args=(bridge,), name="read-ahead", daemon=True).start()
-    cleaned = bridge.store.clean_temp_files()
+    # Every bridge process of this vault writes under the vault lock (held by this serve) or
+    # the writer's lock (taken here): any temp file left now is a crash's, however young.
+    with bridge.executor.lock:
+        cleaned = bridge.store.clean_temp_files(older_than_seconds=0)
     if cleaned:
         err_console.print(f"removed {len(cleaned)} temp file(s) left by an interrupted write")
     if not host_is_loopback(settings.host):
@@ -105,6 +128,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
     # (`bridge.collector`: they had held every answer up for 100-400 ms).
     collections = ScheduledCollections()
     server: BackgroundServer | None = None
+    progress: EmbeddingProgress | None = None
     try:
         try:
             report = live.start()
@@ -119,10 +143,14 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         collections.start()
         if bridge.semantic is not None:  # lexical answers meanwhile; vectors catch up
             bridge.semantic.start()
+            progress = EmbeddingProgress(
+                bridge.semantic, lambda line: console.print(line, highlight=False)
+            )
+            progress.start()
         token = load_or_create_token(settings.state_path)
         api = create_app(bridge, token, bus, watching=True)
         api.state.ctx.services["tasks"] = tasks
-        server = BackgroundServer(api, settings.host, settings.port)
+        server = BackgroundServer(api, settings.host, settings.port, sock=listener)
         try:
             url = server.start()
         except (RuntimeError, TimeoutError) as exc:
@@ -131,7 +159,7 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
                 "bridge running? Set --port or VAULT_BRIDGE_PORT"
             ) from exc
         bound_port = int(url.rsplit(":", 1)[1])
-        with discovery_file(settings.state_path, settings.host, bound_port):
+        with discovery_file(settings.state_path, settings.host, bound_port, settings.vault_path):
             notes = bridge.index.note_count()
             console.print(
                 banner(settings.vault_path, url, settings.state_path / "token", notes),
@@ -144,6 +172,8 @@ def _serve(settings: Settings, stop: StopSignals) -> None:
         if server is not None:
             server.stop()  # no new requests; curation in flight finishes below
         tasks.wait()
+        if progress is not None:
+            progress.stop()
         scheduler.stop()
         collections.stop()
         live.stop()

@@ -35,7 +35,7 @@ from bridge.vault.scan import VaultReport, scan_vault
 
 @app.command()
 def init(
-    directory: Annotated[Path, typer.Argument(help="Folder for the new vault.")],
+    directory: Annotated[Path, typer.Argument(help="Folder for the new vault.", metavar="DIR")],
     force: Annotated[
         bool, typer.Option("--force", help="Add to a non-empty folder, keeping existing files.")
     ] = False,

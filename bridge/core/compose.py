@@ -69,6 +69,8 @@ class NoteText:
     # How close each block's passage is to the question in meaning (0 to 1 within the note,
     # by block index; absent: not embedded): a sentence can answer in other words.
     meaning: Mapping[int, float] = field(default_factory=dict)
+    # A block's own id (`^d1-3`, a transcript turn's), by block index: what a citation links.
+    block_ids: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class AnswerPart:
     title: str
     heading: str
     lines: list[str] = field(default_factory=list)
+    block_id: str | None = None  # the first quoted block's id, when it has one
 
 
 def compose_answer(
@@ -212,7 +215,8 @@ def named_identifiers(query: str) -> frozenset[str]:
 
 
 def render_answer(parts: Sequence[AnswerPart]) -> str:
-    """Markdown: each part's lines, then " — " and its note as a wikilink (to the heading).
+    """Markdown: each part's lines, then " — " and its note as a wikilink (to the block when
+    the first quoted block has an id, such as a transcript turn's; else to the heading).
 
     The heading a part sits under shows in the link's label: `Runbook › After a rollback`.
     """
@@ -220,6 +224,8 @@ def render_answer(parts: Sequence[AnswerPart]) -> str:
     for part in parts:
         link = part.path.removesuffix(".md")
         anchor = f"#{part.heading}" if part.heading else ""
+        if part.block_id:  # a heading holds a whole session; the turn is what was said
+            anchor = f"#^{part.block_id.removeprefix('^')}"
         label = f"{part.title} › {part.heading}" if part.heading else part.title
         citation = f"[[{link}{anchor}|{label}]]"
         body = "\n".join(part.lines)
@@ -346,7 +352,9 @@ def _parts(chosen: list[_Unit], notes: Sequence[NoteText]) -> list[AnswerPart]:
         heading = _shown_heading(unit.heading, note.title)
         part = parts[-1] if parts else None
         if part is None or part.path != note.path or part.heading != heading:
-            part = AnswerPart(note.path, note.title, heading)
+            part = AnswerPart(
+                note.path, note.title, heading, block_id=note.block_ids.get(unit.block)
+            )
             parts.append(part)
             last = None
         text = f"- {unit.text}" if unit.kind in ("item", "row") else unit.text

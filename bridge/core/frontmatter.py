@@ -26,7 +26,6 @@ _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 # The line after an opening `---` that shows a block was meant: `key:` or `key: value`.
 _KEY_LINE = re.compile(r"[^\s#:\-][^:\r\n]*:(?:[ \t]|\r?$)", re.MULTILINE)
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_ ./+:@-]*$")
 # Limits of what a note's frontmatter may ask the loader to build. Real properties are a few
 # dozen keys; a 314-byte chain of aliases nine deep expands to 43 million values.
 MAX_YAML_CHARS = 256 * 1024
@@ -191,6 +190,7 @@ _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _SIMPLE_MAX_CHARS = 8192
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_MARKS = frozenset(",[]{}:")
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{name}" for name in ("str", "null", "bool", "int", "float", "timestamp")
 )
@@ -319,7 +319,22 @@ def load(yaml_text: str) -> dict[str, Any]:
     return {str(k): v for k, v in data.items()}
 
 
-def format_scalar(value: object) -> str:
+def _written_plain(text: str, in_list: bool) -> bool:
+    """True when `text` reads back as itself written without quotes (in a `[a, b]` list item
+    when `in_list`): the reader's own rule (`_plain`), and YAML's reading of it checked.
+
+    Trigger: only letters, digits and `_ ./+:@-` were written plain, so an UPDATE quoted a
+    summary such as `Tokens expire after 24 h; refresh tokens after 30 days.`
+    """
+    if not text or text != text.strip() or not _plain(text, flow=in_list):
+        return False
+    try:
+        return bool(yaml.safe_load(text) == text)
+    except yaml.YAMLError:
+        return False
+
+
+def format_scalar(value: object, in_list: bool = False) -> str:
     """A YAML scalar spelled the way a person would write it, quoting only when needed."""
     if value is None:
         return "null"
@@ -331,17 +346,14 @@ def format_scalar(value: object) -> str:
     if isinstance(value, int | float | dt.date):
         return str(value)
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(format_scalar(v) for v in value) + "]"
+        return "[" + ", ".join(format_scalar(v, in_list=True) for v in value) + "]"
     text = str(value)
-    if (
-        _PLAIN_SAFE.match(text)
-        and ": " not in text
-        and not text.endswith(":")
-        and yaml.safe_load(text) == text
-        and text == text.strip()
-    ):
+    if _written_plain(text, in_list):
         return text
-    return json.dumps(text, ensure_ascii=False)
+    # JSON's escapes are YAML's; a character YAML cannot print (DEL, C1, U+FFFE) is escaped too.
+    return _UNPRINTABLE.sub(
+        lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False)
+    )
 
 
 def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:

@@ -9,21 +9,71 @@ does to the vault (DESIGN section 6).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from bridge.core.paths import NOTE_SUFFIX, link_target, normalise_note_path
 from bridge.core.relations import parse_wikilink
 
-OpType = Literal["ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"]
-OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE")
+OpType = Literal["ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"]
+OP_TYPES: tuple[OpType, ...] = ("ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE")
 CONTENT_FIELDS = ("title", "summary", "tags", "relations", "raw_concept", "narrative", "snippets")
 INDEX_NAME = "_index.md"
 MIN_FOLDERS, MAX_FOLDERS = 2, 3
 MAX_BATCH = 1000  # operations in one batch, on every entry point
+
+# What no note can hold. A lone UTF-16 surrogate (JSON `"\ud800"`) has no UTF-8 form, so the
+# write failed after the batch's earlier operations were written; a NUL makes the note read
+# back as binary. One-line fields go into YAML frontmatter or a list line, where a control
+# character (DEL, C1) or U+FFFE/U+FFFF made the note's own frontmatter unreadable. White space
+# controls are fine: one-line fields collapse white space.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\ufffe\uffff]")
+_HEX = re.compile("[0-9a-f]{1,64}")
+
+
+def shown(text: str) -> str:
+    """`text` safe to print or send as JSON: a lone surrogate is spelled `\\ud800`."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _refuse(found: re.Match[str], what: str) -> ValueError:
+    char = found.group()
+    return ValueError(
+        f"holds {what} ({shown(repr(char))[1:-1]}) at character {found.start()}, which a note "
+        "cannot store; send valid text"
+    )
+
+
+def _text(value: str) -> str:
+    if (found := _SURROGATE.search(value)) is not None:
+        raise _refuse(found, "a lone UTF-16 surrogate")
+    if "\x00" in value:
+        raise ValueError(f"holds a NUL character at character {value.index(chr(0))}; send text")
+    return value
+
+
+def _line(value: str) -> str:
+    _text(value)
+    if (found := _CONTROL.search(value)) is not None:
+        raise _refuse(found, "a control character")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]  # any text a note's body can hold
+Line = Annotated[str, AfterValidator(_line)]  # text for a frontmatter value or a list line
 
 
 def _clean_target(text: str) -> tuple[str, str | None]:
@@ -53,8 +103,8 @@ class RelationSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    target: str = Field(description="@domain/topic/entry.md of the related entry")
-    reason: str | None = Field(None, description="Why the two entries relate, one line")
+    target: Line = Field(description="@domain/topic/entry.md of the related entry")
+    reason: Line | None = Field(None, description="Why the two entries relate, one line")
 
     @model_validator(mode="before")
     @classmethod
@@ -84,10 +134,10 @@ class RawConceptSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task: str = Field("", description="What the agent was doing")
-    changes: str = Field("", description="What changed")
-    source: str = Field("", description="Where the knowledge comes from (files, conversation)")
-    author: str = Field("", description="Who wrote it; default: the curating agent and time")
+    task: Line = Field("", description="What the agent was doing")
+    changes: Line = Field("", description="What changed")
+    source: Line = Field("", description="Where the knowledge comes from (files, conversation)")
+    author: Line = Field("", description="Who wrote it; default: the curating agent and time")
 
     @field_validator("*", mode="after")
     @classmethod
@@ -100,8 +150,8 @@ class SnippetSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    language: str = Field("", description="Fence language, e.g. `ts`")
-    code: str
+    language: Line = Field("", description="Fence language, e.g. `ts`")
+    code: Text
 
     @field_validator("language", mode="after")
     @classmethod
@@ -115,21 +165,35 @@ class SnippetSpec(BaseModel):
 class Operation(BaseModel):
     """One change to the context tree. Content fields left out (null) are not touched."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # `from` is a Python keyword: the field is `move_from`, spelled `from` in JSON both ways.
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
 
-    type: OpType = Field(description="ADD | UPDATE | UPSERT | MERGE | DELETE")
-    path: str = Field(description="domain/topic[/subtopic]/entry.md inside the vault")
-    title: str | None = None
-    summary: str | None = None
-    tags: list[str] | None = None
+    type: OpType = Field(description="ADD | UPDATE | UPSERT | MERGE | DELETE | MOVE")
+    path: Line = Field(
+        description="domain/topic[/subtopic]/entry.md inside the vault (MOVE: the new path)"
+    )
+    move_from: Line | None = Field(
+        None,
+        alias="from",
+        description="MOVE: the note's current path; it moves to `path` with its history",
+    )
+    title: Line | None = None
+    summary: Line | None = None
+    tags: list[Line] | None = None
     relations: list[RelationSpec] | None = None
     raw_concept: RawConceptSpec | None = None
-    narrative: str | None = Field(None, description="Free Markdown; replaces the Narrative")
+    narrative: Text | None = Field(None, description="Free Markdown; replaces the Narrative")
     snippets: list[SnippetSpec] | None = None
-    reason: str = Field("", description="Why this operation, one line (shown to reviewers)")
+    reason: Line = Field("", description="Why this operation, one line (shown to reviewers)")
     confidence: Literal["high", "low"] = "high"
     impact: Literal["high", "low"] = "low"
-    merge_from: list[str] = Field(
+    merge_from: list[Line] = Field(
         default_factory=list, description="MERGE: entries folded into `path` and removed"
     )
     base_hash: str | None = Field(
@@ -156,6 +220,11 @@ class Operation(BaseModel):
     def _sources(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(normalise_note_path(v) for v in value))
 
+    @field_validator("move_from", mode="after")
+    @classmethod
+    def _moved(cls, value: str | None) -> str | None:
+        return None if value is None else normalise_note_path(value)
+
     @field_validator("title", "summary", mode="after")
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
@@ -180,11 +249,17 @@ class Operation(BaseModel):
     @field_validator("base_hash", mode="after")
     @classmethod
     def _hash(cls, value: str | None) -> str | None:
-        return value.strip().lower() if value else None
+        cleaned = value.strip().lower() if value else None
+        if cleaned is not None and not _HEX.fullmatch(cleaned):
+            raise ValueError(
+                f"`{shown(value or '')[:80]}` is not a content hash: give the hex "
+                "`base_hash` a read or search returned (a prefix of 8 or more digits will do)"
+            )
+        return cleaned
 
     @model_validator(mode="after")
     def _shape(self) -> Operation:
-        if self.type == "ADD":
+        if self.type in ("ADD", "MOVE"):
             # A note the bridge creates must have a name every platform and link can carry;
             # UPSERT and MERGE into a new path are checked when the planner finds no note.
             try:
@@ -200,10 +275,17 @@ class Operation(BaseModel):
                 raise ValueError(f"MERGE: `{self.path}` cannot be merged into itself")
         elif self.merge_from:
             raise ValueError(f"`merge_from` is only for MERGE, not {self.type}")
-        if self.type == "DELETE":
+        if self.type == "MOVE":
+            if self.move_from is None:
+                raise ValueError("MOVE needs `from`: the note's current path (`path` is the new)")
+            if self.move_from == self.path:
+                raise ValueError(f"MOVE: `{self.path}` is already there")
+        elif self.move_from is not None:
+            raise ValueError(f"`from` is only for MOVE, not {self.type}")
+        if self.type in ("DELETE", "MOVE"):
             given = [f for f in CONTENT_FIELDS if getattr(self, f) is not None]
             if given:
-                raise ValueError(f"DELETE takes no content, but {', '.join(given)} given")
+                raise ValueError(f"{self.type} takes no content, but {', '.join(given)} given")
         if self.type in ("UPDATE", "UPSERT") and not any(
             getattr(self, f) is not None for f in CONTENT_FIELDS
         ):
@@ -213,11 +295,18 @@ class Operation(BaseModel):
         return self
 
     def label(self) -> str:
-        """`ADD a/b/c.md` (with the merged entries for MERGE), for messages and commits."""
+        """`ADD a/b/c.md` (with the merged or moved entries), for messages and commits."""
         text = f"{self.type} {self.path}"
         if self.merge_from:
             text += " <- " + ", ".join(self.merge_from)
+        if self.move_from:
+            text += f" <- {self.move_from}"
         return text
+
+    @property
+    def subject(self) -> str:
+        """The note the operation starts from: `from` for a MOVE, else `path`."""
+        return self.move_from or self.path
 
 
 def check_new_entry_path(path: str) -> None:
@@ -255,19 +344,23 @@ def _describe(error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"])
         message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
-            fields = ", ".join(Operation.model_fields)
+            fields = ", ".join(f.alias or name for name, f in Operation.model_fields.items())
             message = f"unknown field; the fields are: {fields}"
         elif item["type"] == "literal_error" and where == "type":
             message = f"type must be one of {', '.join(OP_TYPES)}"
         parts.append(f"`{where}`: {message}" if where else message)
-    return "; ".join(parts)
+    return shown("; ".join(parts))  # a key or a value may hold what JSON output cannot
 
 
 def parse_operation(index: int, data: object) -> Operation | InvalidOperation:
-    """Validate one operation; an invalid one comes back as `InvalidOperation`, never raises."""
+    """Validate one operation; an invalid one comes back as `InvalidOperation`, never raises.
+
+    Every field is checked here, before any operation of the batch is planned or written
+    (`Text`, `Line`): what is echoed back (`type`, `path`) is made safe to print.
+    """
     raw = data if isinstance(data, dict) else {}
-    op_type = str(raw.get("type", "")).upper()
-    path = str(raw.get("path", ""))
+    op_type = shown(str(raw.get("type", "")).upper())
+    path = shown(str(raw.get("path", "")))
     if not isinstance(data, dict):
         return InvalidOperation(index, op_type, path, "an operation must be a JSON object")
     try:
@@ -299,15 +392,27 @@ MAX_AUTHOR = 100
 
 
 def agent_author(name: str) -> str:
-    """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names."""
-    if len(name) > MAX_AUTHOR:  # the API's limit, so the CLI accepts what `serve` accepts
-        raise ValueError(f"an author is at most {MAX_AUTHOR} characters, this one {len(name)}")
+    """`claude-code` or `agent:claude-code` -> `agent:claude-code`; refuses empty names.
+
+    The limit is on the author as written (`agent:` included): a 95-character name passed the
+    API's check on what was sent and then failed at write time as 101 characters.
+    """
     cleaned = name.strip()
     if cleaned.startswith("agent:"):
         cleaned = cleaned[len("agent:") :].strip()
     if not cleaned or any(c.isspace() for c in cleaned) or cleaned == HUMAN:
-        raise ValueError(f"agent name `{name}` must be one word, e.g. `claude-code`")
-    return f"agent:{cleaned}"
+        raise ValueError(f"agent name `{shown(name)[:120]}` must be one word, e.g. `claude-code`")
+    try:
+        _line(cleaned)
+    except ValueError as exc:
+        raise ValueError(f"agent name {exc}") from None
+    author = f"agent:{cleaned}"
+    if len(author) > MAX_AUTHOR:  # the API's limit, so the CLI accepts what `serve` accepts
+        raise ValueError(
+            f"an author is at most {MAX_AUTHOR} characters with its `agent:` prefix, this one "
+            f"{len(author)}"
+        )
+    return author
 
 
 def batch_author(data: object) -> str | None:

@@ -42,7 +42,14 @@ def _check_segment(segment: str, original: str, strict: bool) -> None:
         )
     if "\x00" in segment:
         raise UnsafePathError(f"path `{original}` contains a NUL character")
-    if len(segment.encode("utf-8")) > _MAX_SEGMENT_BYTES:
+    try:
+        size = len(segment.encode("utf-8", "surrogateescape"))  # a name read from disk as is
+    except UnicodeEncodeError:
+        raise UnsafePathError(
+            f"path {original.encode('utf-8', 'backslashreplace').decode()!r} holds a lone "
+            "UTF-16 surrogate, which no file name can hold"
+        ) from None
+    if size > _MAX_SEGMENT_BYTES:
         raise UnsafePathError(f"path `{original}`: a name is longer than 255 bytes")
     if not strict:
         return
@@ -97,6 +104,10 @@ def normalise_note_path(path: str, new: bool = False) -> str:
     segments = candidate.split("/")
     for segment in segments:
         _check_segment(segment, original, new)
+    if new and len((segments[-1] + NOTE_SUFFIX).encode("utf-8")) > _MAX_SEGMENT_BYTES:
+        # The file name is the last segment with `.md`: a 254-byte segment was accepted and
+        # then failed to write.
+        raise UnsafePathError(f"path `{original}`: the file name is longer than 255 bytes")
     return "/".join(segments) + NOTE_SUFFIX
 
 
@@ -110,6 +121,9 @@ def normalise_folder(folder: str) -> str:
     not read from disk, it may not hold control characters either (`{"folder": "\\u0000"}`
     reached the file system and was a 500).
     """
+    if any(unicodedata.category(c) == "Cc" and c != "\x00" for c in folder):  # NUL: below
+        # Before the white space is stripped: `"engineering\n"` was taken as `engineering`.
+        raise UnsafePathError(f"folder {folder!r} contains a control character")
     cleaned = folder.strip()
     if not cleaned:
         return ""

@@ -107,12 +107,17 @@ def find_wikilinks(
     line: int | None = None,
     syntax: LinkSyntax = "obsidian",
 ) -> list[WikiLink]:
-    """Every wikilink to a note in a Markdown fragment, ignoring code and attachments."""
+    """Every wikilink to a note in a Markdown fragment, ignoring code and attachments.
+
+    `line` is the fragment's first line: each link gets its own (`doctor` named the first line
+    of a wrapped paragraph for a link on its second).
+    """
     links = []
     plain = text_outside_code(text)
     for match in _WIKILINK.finditer(plain):
         embed = plain[match.start() - 1 : match.start()] == "!"
-        link = parse_wikilink(match.group(1), embed, syntax, origin=origin, line=line)
+        at = None if line is None else line + plain.count("\n", 0, match.start())
+        link = parse_wikilink(match.group(1), embed, syntax, origin=origin, line=at)
         if _is_note_link(link):
             links.append(link)
     return links

@@ -1,7 +1,8 @@
 """The review policy: which operations wait for a human, as a pure rule (DESIGN section 6).
 
-Default: DELETE and MERGE wait, so do changes to a note whose last writer is a human and
-operations whose `base_hash` no longer matches the file. Everything else applies at once; a
+Default: DELETE and MERGE wait, so do changes to a note whose last writer is a human (a MOVE of
+a human's note included: it is where they put it) and operations whose `base_hash` no longer
+matches the file. Everything else applies at once; a
 high-impact one is listed as an `applied` review so a human can still reject (and undo) it.
 """
 
@@ -11,18 +12,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-ReviewRule = Literal["add", "update", "delete", "merge", "update_human", "stale_base", "all"]
+ReviewRule = Literal[
+    "add", "update", "delete", "merge", "move", "update_human", "stale_base", "all"
+]
 REVIEW_RULES: tuple[ReviewRule, ...] = (
     "add",
     "update",
     "delete",
     "merge",
+    "move",
     "update_human",
     "stale_base",
     "all",
 )
 DEFAULT_RULES: tuple[ReviewRule, ...] = ("delete", "merge", "update_human", "stale_base")
-EffectiveType = Literal["ADD", "UPDATE", "MERGE", "DELETE"]
+EffectiveType = Literal["ADD", "UPDATE", "MERGE", "DELETE", "MOVE"]
 Decision = Literal["apply", "review", "apply_listed"]
 
 
@@ -66,6 +70,7 @@ def decide(policy: ReviewPolicy, facts: Facts) -> tuple[Decision, str]:
         "UPDATE": "update",
         "DELETE": "delete",
         "MERGE": "merge",
+        "MOVE": "move",
     }
     if by_type[facts.type] in rules:
         return "review", f"{facts.type} waits for review (review_rules: {by_type[facts.type]})"

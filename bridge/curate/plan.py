@@ -26,7 +26,7 @@ from bridge.core.dialect import (
 )
 from bridge.core.dialect_read import link_syntax
 from bridge.core.dialect_write import patch_note, render_new, spell_link, spell_target
-from bridge.core.entry import Entry, Note, RawConcept, Snippet
+from bridge.core.entry import Entry, Note, RawConcept, Snippet, parse_note
 from bridge.core.entry_edit import (
     EntryPatch,
     RelationLine,
@@ -35,6 +35,7 @@ from bridge.core.entry_edit import (
     rewrite_links,
 )
 from bridge.core.frontmatter import FrontmatterError
+from bridge.core.moves import relink
 from bridge.core.operations import Operation, check_new_entry_path
 from bridge.core.paths import NOTE_SUFFIX, link_target, normalise_note_path, stem
 from bridge.core.relations import LinkResolver, LinkSyntax, WikiLink, parse_wikilink
@@ -42,7 +43,9 @@ from bridge.core.review_policy import EffectiveType
 from bridge.curate.merge import merged_content, relation_of
 from bridge.vault.store import NoteError, NoteFile, VaultStore
 
-Role = Literal["target", "source", "link"]
+# target: the note the operation writes; source: a note it removes (to the trash); moved: the
+# note a MOVE renames to the target's path (no trash); link: a note whose links it rewrites.
+Role = Literal["target", "source", "moved", "link"]
 _ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _EXISTING_CHARS = 4000
 
@@ -148,8 +151,12 @@ class Planner:
                 return found  # the same page, spelled in another case
             return file_for(dialect, path)
 
-        moved = {"path": locate(op.path), "merge_from": [locate(p) for p in op.merge_from]}
-        if moved == {"path": op.path, "merge_from": op.merge_from}:
+        moved: dict[str, Any] = {
+            "path": locate(op.path),
+            "merge_from": [locate(p) for p in op.merge_from],
+            "move_from": locate(op.move_from) if op.move_from else None,
+        }
+        if moved == {"path": op.path, "merge_from": op.merge_from, "move_from": op.move_from}:
             return op
         return op.model_copy(update=moved)
 
@@ -219,11 +226,21 @@ class Planner:
         made = self._plan(self.located(op))
         limit = self.store.max_note_bytes
         for change in made.changes:
-            if change.after is not None and len(change.after) > limit:
+            if change.after is None:
+                continue
+            if len(change.after) > limit:
                 raise PlanError(
                     f"{op.type}: `{change.path}` would be {len(change.after) / 1_048_576:.1f} MB, "
                     f"over the {limit / 1_048_576:.0f} MB note limit (setting max_note_bytes): "
                     "the bridge could not read it back; split the content into several entries"
+                )
+            # Read back as the index will: a note the bridge writes must stay one it can write.
+            text = change.after.decode("utf-8")
+            blocking = parse_note(change.path, text, self.store.dialect).blocking
+            if blocking is not None:
+                raise PlanError(
+                    f"{op.type}: `{change.path}` would not read back ({blocking.message}); "
+                    "nothing was written"
                 )
         return made
 
@@ -251,6 +268,8 @@ class Planner:
                     raise self._missing("DELETE", op.path, "nothing to delete")
                 change = FileChange(op.path, current.data, None, "target")
                 return Plan(op, "DELETE", (change,), {op.path: current.hash})
+            case "MOVE":
+                return self._move(op, current)
         raise PlanError(f"unknown operation type {op.type}")  # pragma: no cover
 
     def _notes_for(self, op: Operation, source: str) -> tuple[str, ...]:
@@ -383,6 +402,53 @@ class Planner:
         rewritten = rewrite_links(text, resolve, moved, spell, self.syntax)
         changes[0] = FileChange(op.path, changes[0].before, rewritten.encode("utf-8"), "target")
         return Plan(op, "MERGE", tuple(changes), bases, self._notes_for(op, op.path))
+
+    def _move(self, op: Operation, there: NoteFile | None) -> Plan:
+        """The note at `from`, renamed to `path` with its bytes, and every link kept.
+
+        The note's own text changes only where one of its links would mean another note from
+        its new folder; frontmatter (`created`, `status`, `author`) and Raw Concept stay as they
+        are, and the lifecycle record follows it (the executor moves it).
+        """
+        old, new = op.subject, op.path
+        if there is not None:
+            raise PlanError(f"MOVE: `{new}` exists; MERGE `{old}` into it, or choose a free path")
+        try:
+            self.check_new(new)
+        except PlanError as exc:
+            raise PlanError(f"MOVE: {exc}") from exc
+        current = self.read(old)
+        if current is None:
+            raise self._missing("MOVE", old, "`from` must name an existing note")
+        self._writable(current)
+        before = self.resolver()
+        after = before.updated([new], [old])
+        moved = (old, new)
+        dialect = self.store.dialect
+        spell = None if isinstance(dialect, Obsidian | Foam) else self._spell({old}, new)
+        text = relink(current.text, moved, moved, before, after, spell, self.syntax)
+        changes = [
+            FileChange(new, None, text.encode("utf-8"), "target"),
+            FileChange(old, current.data, None, "moved"),
+        ]
+        names = {stem(old).lower(), stem(new).lower(), *before.names_of(old)}
+        names |= {page_name(dialect, p).lower().rsplit("/", 1)[-1] for p in (old, new)}
+        for path in self.paths():
+            if path == old:
+                continue
+            try:
+                file = self.store.read(path)
+            except NoteError:
+                continue
+            lowered = file.text.lower()
+            if "[[" not in lowered or not any(name in lowered for name in names):
+                continue
+            if not file.parse().writable:
+                continue  # never write a note a human must fix first; its links stay
+            relinked = relink(file.text, (path, path), moved, before, after, spell, self.syntax)
+            if relinked != file.text:
+                changes.append(FileChange(path, file.data, relinked.encode("utf-8"), "link"))
+        return Plan(op, "MOVE", tuple(changes), {old: current.hash, new: None})
 
     # -- links -------------------------------------------------------------------------------
 

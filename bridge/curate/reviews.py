@@ -81,7 +81,7 @@ class ReviewService:
         decided review raises `ReviewStateError`.
         """
         ex = self.executor
-        with ex.lock:
+        with ex.lock, ex.store.recording() as changes:
             review = self.get(review_id)
             now = ex.clock()
             if review.state == "applied":
@@ -103,7 +103,7 @@ class ReviewService:
                 )
                 ex.reviews.mark_conflict(review_id, plan.bases, plan_diff(plan), note)
                 return Decision(self.get(review_id), f"review {review_id}: conflict: {note}")
-            done = Applied()
+            done = Applied(changes=changes)
             ex.execute(plan, review.author, now, done, keep_human=True)
             self._decide(review, "approved", by)
             message = f"vault-bridge: review {review_id} approved by {by}\n\n- {op.label()}\n"
@@ -115,7 +115,7 @@ class ReviewService:
         if not reason.strip():
             raise ReviewError("a reject needs a reason (say why, for the agent and the log)")
         ex = self.executor
-        with ex.lock:
+        with ex.lock, ex.store.recording() as changes:
             review = self.get(review_id)
             if review.state in ("pending", "conflict"):
                 self._decide(review, "rejected", by, reason)
@@ -124,10 +124,13 @@ class ReviewService:
                 raise ReviewStateError(f"review {review_id} is already {review.state}")
             snapshots = ex.reviews.snapshots(review_id)
             self._check_restorable(review_id, snapshots)
-            done = Applied()
+            done = Applied(changes=changes)
             now = ex.clock()
             undone: list[str] = []
+            handled = self._move_back(review, snapshots, done, undone)
             for snap in snapshots:
+                if snap.path in handled:
+                    continue
                 if snap.before is None:
                     trashed = move_to_trash(ex.store, snap.path)
                     undone.append(f"`{snap.path}`, which it created, was moved to `{trashed}`")
@@ -150,6 +153,36 @@ class ReviewService:
                 f"review {review_id}: rejected; " + "; ".join(undone),
                 git_error,
             )
+
+    def _move_back(
+        self,
+        review: Review,
+        snapshots: Sequence[Snapshot],
+        done: Applied,
+        undone: builtins.list[str],
+    ) -> set[str]:
+        """Undo an applied MOVE by moving the note back, so its history follows it again.
+
+        Returns the two paths it handled (none for other operations).
+        """
+        op = review.operation
+        old, new = op.get("from"), op.get("path")
+        if op.get("type") != "MOVE" or not isinstance(old, str) or not isinstance(new, str):
+            return set()
+        ex = self.executor
+        before = next((s.before for s in snapshots if s.path == old), None)
+        if before is None:
+            return set()
+        now_there = ex.store.read(new).data
+        ex.store.move(new, old, now_there, back=True)
+        if now_there != before:
+            ex.store.write(old, before, expected=now_there)
+        ex.lifecycle.move(new, old)
+        ex.writes.move(new, old)
+        done.removed.append(new)
+        done.written.append(old)
+        undone.append(f"`{new}` was moved back to `{old}`")
+        return {old, new}
 
     def _check_restorable(self, review_id: int, snapshots: Sequence[Snapshot]) -> None:
         for snap in snapshots:

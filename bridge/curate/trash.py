@@ -51,6 +51,7 @@ def move_to_trash(store: VaultStore, rel_path: str) -> str:
         return str(result) if result is not None else f"{TRASH}/{rel_path}"
     source = store.absolute(rel_path)
     rel = store.relative(source)
+    before = source.read_bytes()  # for the git commit of the batch (`VaultStore.removed`)
     folder = store.root / TRASH / Path(rel).parent
     folder.mkdir(parents=True, exist_ok=True)
     while True:
@@ -69,4 +70,5 @@ def move_to_trash(store: VaultStore, rel_path: str) -> str:
         break
     _fsync_dir(folder)
     _fsync_dir(source.parent)
+    store.removed(rel, before)
     return store.relative(target)

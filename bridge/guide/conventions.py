@@ -39,9 +39,13 @@ RULE_TEXT: Mapping[str, tuple[str, str]] = {
         "every MERGE",
         "it removes the merged entries and rewrites every link to them across the vault",
     ),
+    "move": (
+        "every MOVE",
+        "it changes where people find a note and rewrites every link to it across the vault",
+    ),
     "update_human": (
         "a change to a note a human wrote last (one the bridge never wrote for an agent, or "
-        "edited since)",
+        "edited since; a MOVE of it too)",
         "humans win: an agent never silently overwrites a person's text",
     ),
 }

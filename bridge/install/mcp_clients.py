@@ -10,6 +10,7 @@ writer would silently drop them.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -136,6 +137,22 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+def _finite(text: str) -> float:
+    """A JSON number as Python reads it, refused when a client's reader could not read it back.
+
+    Trigger: `1e400` was read as infinity and written back as `Infinity`, which Node's
+    `JSON.parse` refuses: the client could no longer read its own file.
+    """
+    value = float(text)
+    if not math.isfinite(value):
+        raise ConfigFileError(f"the number {text} is too large for a JSON reader")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ConfigFileError(f"`{name}` is not JSON")
+
+
 def read_config(target: Target) -> ConfigFile:
     """The file as JSON; a missing or blank file is an empty object. `ConfigFileError` else."""
     path = target.path
@@ -153,7 +170,17 @@ def read_config(target: Target) -> ConfigFile:
     if not text.strip():
         return ConfigFile(exists=True, document={}, bom=bom)
     try:
-        document = json.loads(text, object_pairs_hook=_no_duplicates)
+        document = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_float=_finite,
+            parse_constant=_no_constant,
+        )
+    except RecursionError:
+        # 100,000 nested brackets ended in a traceback; no client writes such a file.
+        raise ConfigFileError(
+            f"{path}: nested too deeply to be a client's settings; nothing was changed"
+        ) from None
     except (json.JSONDecodeError, ConfigFileError) as exc:
         hint = (
             " VS Code allows comments and trailing commas in this file; vault-bridge does not"

@@ -19,7 +19,11 @@ class OutsideVaultError(Exception):
     followed; `link` is that symlink, relative to the vault."""
 
     def __init__(self, link: str, loops: bool) -> None:
-        where = "that cannot be followed (a loop)" if loops else "to a place outside the vault"
+        where = (
+            "that cannot be followed (a loop, or back to a folder above it)"
+            if loops
+            else "to a place outside the vault"
+        )
         super().__init__(f"`{link}` is a symlink {where}")
         self.link = link
 
@@ -47,6 +51,11 @@ def escaping_link(vault: Path, rel: str) -> OutsideVaultError | None:
             return OutsideVaultError(link, loops=True)
         if real != root and root not in real.parents:
             return OutsideVaultError(link, loops=False)
+        above = current.parent.resolve()
+        if real == above or real in above.parents:
+            # `.obsidian/plugins -> ..`: inside the vault, but a loop back up; the plugin's
+            # files landed in the vault's root folder.
+            return OutsideVaultError(link, loops=True)
     return None
 
 

@@ -231,3 +231,11 @@ def _decay(
         skipped=tuple(skipped),
         forgotten=tuple(forgotten),
     )
+
+
+def decay_message(report: DecayReport) -> str:
+    """The git commit message of a decay run's status changes (one line per note)."""
+    count = len(report.transitions)
+    lines = [f"- {t.path}: {t.from_status} -> {t.to_status}" for t in report.transitions]
+    head = f"vault-bridge: decay run ({count} status change{'s' if count != 1 else ''})"
+    return "\n".join([head, "", *lines]) + "\n"

@@ -29,19 +29,27 @@ NO_ANSWER = "The model gave no answer."
 class LLMAnswerer:
     """Implements `bridge.query.engine.Answerer` with an `LLMClient` and the memory tools."""
 
-    def __init__(self, client: LLMClient, tools: MemoryTools, max_rounds: int = 8) -> None:
+    def __init__(
+        self,
+        client: LLMClient,
+        tools: MemoryTools,
+        max_rounds: int = 8,
+        budget_seconds: float | None = None,
+    ) -> None:
         if max_rounds < 1:
             raise ValueError("the agentic loop needs at least one round")
         self.client = client
         self.tools = tools
         self.max_rounds = max_rounds
+        # `llm_query_budget_seconds`: what a person waits for an answer (None: the client's).
+        self.budget_seconds = budget_seconds
 
     def one_call(self, query: str, sources: Sequence[Source], started: float | None = None) -> str:
         """Tier 3: one completion over the prefetched excerpts, citing them as @path.md.
 
         `started` is the client-clock time the request arrived (None: now).
         """
-        return self._one_call(query, sources, self.client.budget(started))
+        return self._one_call(query, sources, self.client.budget(started, self.budget_seconds))
 
     def _one_call(self, query: str, sources: Sequence[Source], budget: Budget) -> str:
         reply = self.client.complete(answer_messages(query, sources, False), budget)
@@ -49,7 +57,7 @@ class LLMAnswerer:
 
     def agentic(self, query: str, sources: Sequence[Source], started: float | None = None) -> str:
         """Tier 4: the bounded tool loop. Raises `LLMError` only if no answer could be had."""
-        budget = self.client.budget(started)
+        budget = self.client.budget(started, self.budget_seconds)
         messages: list[Message] = answer_messages(query, sources, True)
         for round_number in range(1, self.max_rounds + 1):
             last = round_number == self.max_rounds or self._nearly_out(budget)

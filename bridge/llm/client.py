@@ -155,9 +155,10 @@ class LLMClient:
         """Start importing litellm in the background, so the first request finds it loaded."""
         self.loader.start()
 
-    def budget(self, started: float | None = None) -> Budget:
-        """The budget of one task: `llm_budget_seconds` from `started` (`clock` time; now)."""
-        return Budget(self.config.budget_seconds, self.clock, started)
+    def budget(self, started: float | None = None, seconds: float | None = None) -> Budget:
+        """The budget of one task: `seconds` (default `llm_budget_seconds`) from `started`
+        (`clock` time; None: now)."""
+        return Budget(seconds or self.config.budget_seconds, self.clock, started)
 
     def _litellm(self, budget: Budget) -> Any:
         """litellm, once loaded within the budget, and only for a model it can route."""
@@ -235,20 +236,20 @@ class LLMClient:
         # say. Why: "failed 3 times" read as "try again", and tier 4 did, on a fresh budget
         # (a 20 s budget took 40.8 s). Outcome: a timeout, which no caller retries.
         if last is None or budget.remaining() <= 0:
-            raise self._out_of_time(last) from last
+            raise self._out_of_time(last, budget) from last
         if isinstance(last, (_DeadlineError, *_timeouts(litellm))):
-            raise self._out_of_time(last) from last
+            raise self._out_of_time(last, budget) from last
         raise LLMError(
             f"the model {self.config.model} failed {attempts} times: {_short(last)}"
         ) from last
 
-    def _out_of_time(self, last: BaseException | None) -> LLMTimeoutError:
+    def _out_of_time(self, last: BaseException | None, budget: Budget) -> LLMTimeoutError:
         """The task's time ran out: which limits applied, and the last error if it says more."""
         said = "" if last is None or isinstance(last, _DeadlineError) else _short(last)
         return LLMTimeoutError(
             f"the model {self.config.model} did not answer in time (llm_timeout_seconds "
-            f"{self.config.timeout_seconds:g}, llm_budget_seconds "
-            f"{self.config.budget_seconds:g}{'; last error: ' + said if said else ''})"
+            f"{self.config.timeout_seconds:g}, a budget of {budget.seconds:g} s for this task"
+            f"{'; last error: ' + said if said else ''})"
         )
 
 

@@ -31,6 +31,9 @@ class CurationOutcome:
     rounds: int
     parts: int
     error: str | None = None
+    # The model itself failed (no answer in time, unreachable, never valid JSON), as opposed to
+    # operations it proposed that still failed: the task that ran it failed.
+    model_failed: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -129,26 +132,30 @@ class LLMCurator:
         results: list[OpResult] = []
         rounds = 0
         errors: list[str] = []
+        model_failed = False
         for number, part in enumerate(parts, 1):
             label = f"part {number} of {len(parts)}" if len(parts) > 1 else ""
-            done, used, error = self._part(part, label, author, budget)
+            done, used, error, by_model = self._part(part, label, author, budget)
             results += done
             rounds += used
+            model_failed = model_failed or by_model
             if error:
                 errors.append(f"{label}: {error}" if label else error)
         numbered = tuple(
             OpResult(i, r.type, r.path, r.status, r.message, r.review_id, r.existing)
             for i, r in enumerate(results)
         )
-        return CurationOutcome(BatchResult(numbered), rounds, len(parts), "; ".join(errors) or None)
+        error = "; ".join(errors) or None
+        return CurationOutcome(BatchResult(numbered), rounds, len(parts), error, model_failed)
 
     def _part(
         self, content: str, label: str, author: str, budget: Budget
-    ) -> tuple[list[OpResult], int, str | None]:
+    ) -> tuple[list[OpResult], int, str | None, bool]:
+        """One part's results, model rounds, error, and whether the model itself failed."""
         try:
             prompt = curation_prompt(content, self.context(content), label)
         except Exception as exc:  # the index or a note could not be read: say so, write nothing
-            return [], 0, f"could not build the curation context: {exc}"
+            return [], 0, f"could not build the curation context: {exc}", True
         messages: list[Message] = prompt.messages()
         kept: list[OpResult] = []
         failed: list[OpResult] = []
@@ -158,7 +165,7 @@ class LLMCurator:
             try:
                 reply = self.client.complete(messages, budget)
             except LLMError as exc:
-                return kept + failed, round_number, str(exc)
+                return kept + failed, round_number, str(exc), True
             messages.append(reply.as_message())
             try:
                 operations = extract_operations(reply.content)
@@ -173,7 +180,7 @@ class LLMCurator:
             failed = batch.failed
             problem = ""
             if not failed:
-                return kept, round_number, None
+                return kept, round_number, None, False
             messages.append({"role": "user", "content": _feedback(failed)})
         corrections = total - 1
         if problem:
@@ -184,4 +191,4 @@ class LLMCurator:
             )
         else:
             error = f"{len(failed)} operations still failed after {corrections} correction rounds"
-        return kept + failed, total, error
+        return kept + failed, total, error, bool(problem)

@@ -26,6 +26,8 @@ Operations (JSON):
 - MERGE: fold the entries in `merge_from` into `path` (duplicates); they are removed and links to
   them are rewritten. Use rarely.
 - DELETE: remove an entry that is wrong or obsolete. Use rarely.
+- MOVE: move an entry from `from` to the new `path` (a better folder or name); it keeps its
+  content, history and status, and links to it are rewritten. No content fields.
 
 Rules:
 - Prefer updating a related entry over adding a near-duplicate. Reuse the existing folders.

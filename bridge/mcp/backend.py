@@ -16,10 +16,11 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from bridge.api.security import read_token
 from bridge.core.dialect import tree_path
-from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_note_path
 from bridge.settings import Settings
 from bridge.state.vault_lock import holder, serving_pid
 
@@ -213,6 +214,21 @@ def state_dir_of(settings: Settings) -> Path:
     return settings.state_path
 
 
+def _as_serve_takes(schema: type[BaseModel], **fields: Any) -> None:
+    """Refuse what `serve`'s API refuses, by its own request model (`BackendError` saying why).
+
+    Trigger: without `serve`, MCP took an empty query, a search limit of 1,000 and a 5 MB
+    `curate_prompt` that `serve` answers with 422. Outcome: one schema, both ways.
+    """
+    try:
+        schema.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        said = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise BackendError(said) from exc
+
+
 class LocalBackend:
     """The vault opened in this process (no `serve` running): this process is the writer."""
 
@@ -223,6 +239,9 @@ class LocalBackend:
         self.bridge = bridge
 
     def query(self, text: str, budget_words: int | None, scope: str | None) -> dict[str, Any]:
+        from bridge.api.models import QueryRequest
+
+        _as_serve_takes(QueryRequest, query=text, budget_words=budget_words, scope=scope)
         try:
             result = self.bridge.engine.query(text, budget_words=budget_words, scope=scope)
         except ValueError as exc:
@@ -232,6 +251,11 @@ class LocalBackend:
     def search(
         self, text: str, limit: int, budget_words: int | None, scope: str | None
     ) -> dict[str, Any]:
+        from bridge.api.models import QueryRequest
+
+        _as_serve_takes(
+            QueryRequest, query=text, budget_words=budget_words, limit=limit, scope=scope
+        )
         try:
             result = self.bridge.engine.search(
                 text, budget_words=budget_words, limit=limit, scope=scope
@@ -304,9 +328,11 @@ class LocalBackend:
         return self.bridge.executor.apply(parsed, author).to_dict()
 
     def curate_prompt(self, content: str) -> dict[str, Any]:
+        from bridge.api.routes_curate import ContentRequest
         from bridge.llm.context import build_context
         from bridge.llm.prompts import curation_prompt
 
+        _as_serve_takes(ContentRequest, content=content)
         made = curation_prompt(
             content, build_context(self.bridge.engine, self.bridge.store, content)
         )
@@ -337,7 +363,7 @@ class LocalBackend:
         from bridge.api.models import TreeNode
 
         try:
-            root = normalise_folder(folder)
+            root = self.bridge.store.check_folder(folder)
         except UnsafePathError as exc:
             raise BackendError(str(exc)) from exc
         if not 1 <= depth <= 10:

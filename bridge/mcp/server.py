@@ -22,6 +22,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     CallToolResult,
     InputRequiredResult,
     Resource,
@@ -278,9 +279,10 @@ def build_server(backend: MemoryBackend) -> MCPServer:
     def memory_curate(operations: list[dict[str, Any]], author: str = "agent:mcp") -> str:
         """Use after you learned a durable fact, made a decision or fixed something worth
         remembering (call memory_guide first for the format). Operations, each {type:
-        ADD|UPDATE|UPSERT|MERGE|DELETE, path, title, summary, tags, relations: ["@a/b/c.md -
-        why"], raw_concept: {task, changes, source}, narrative, snippets: [{language, code}],
-        reason, impact: high|low, base_hash, merge_from}. Every operation reports applied,
+        ADD|UPDATE|UPSERT|MERGE|DELETE|MOVE, path, title, summary, tags, relations: ["@a/b/c.md
+        - why"], raw_concept: {task, changes, source}, narrative, snippets: [{language, code}],
+        reason, impact: high|low, base_hash, merge_from, from}; MOVE takes `from` (the note's
+        path now) and `path` (where it goes) and keeps its history. Every operation reports applied,
         pending_review (a human must approve; do not resend) or failed with a reason you can
         fix and resend. `author` is you, e.g. "agent:claude-code". When no operation could be
         applied, the call is an error that lists why."""
@@ -361,4 +363,18 @@ def build_server(backend: MemoryBackend) -> MCPServer:
         text = f"{guide}\n{CURATE_STEPS}\n\n## The conversation\n\n{conversation.strip()}\n"
         return [UserMessage(text)]
 
+    rendered = server.get_prompt
+
+    async def get_prompt(
+        name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        # Trigger: `prompts/get` without `conversation`. Why: the SDK raises a ValueError,
+        # which its runner logs with a traceback (stderr is the client's log) and answers as
+        # "Internal server error". Outcome: the reason, as an invalid-params error, no log.
+        try:
+            return await rendered(name, arguments, context)
+        except ValueError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+
+    server.get_prompt = get_prompt  # type: ignore[method-assign]
     return server

@@ -103,8 +103,9 @@ def _note_text(
     at_line = {b.line: i for i, b in enumerate(kept) if b.line is not None}
     ranked = {at_line[e.line]: e.score / top for e in source.blocks if e.line in at_line}
     close = _closeness(kept, meaning(stamp.nid)) if meaning is not None else {}
+    ids = {i: b.block_id for i, b in enumerate(kept) if b.block_id}
     blocks = [(b.heading, b.text) for b in kept]
-    return NoteText(source.path, source.title, blocks, ranked, close)
+    return NoteText(source.path, source.title, blocks, ranked, close, ids)
 
 
 def _closeness(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bridge.core.overview import is_index_note
 from bridge.index.search_index import SearchIndex
 from bridge.semantic.service import SemanticIndex
 
@@ -28,6 +29,9 @@ class RelatedNotes:
     reason: str | None  # None when the note has vectors
 
 
+_SPARE = 16  # more asked for, as folder overviews are left out
+
+
 class UnknownNoteError(LookupError):
     """The path names no indexed note."""
 
@@ -39,7 +43,10 @@ def related_notes(
     stamp = index.stamp(path)
     if stamp is None:
         raise UnknownNoteError(f"no note `{path}` is indexed")
-    found = semantic.similar(stamp.nid, limit)
+    # Folder overviews list their notes' titles and summaries, so they are like every note
+    # they list and came first; they are no knowledge of their own (unless one is asked).
+    overviews = not is_index_note(path)
+    found = semantic.similar(stamp.nid, limit + _SPARE if overviews else limit)
     if found is None:
         lang = semantic.language_of(stamp.nid)
         if lang is not None and not semantic.identity.serves(lang):
@@ -53,6 +60,6 @@ def related_notes(
     notes = [
         Related(rec.path, rec.title, rec.status, round(score, 4))
         for nid, score in found
-        if (rec := records.get(nid)) is not None
+        if (rec := records.get(nid)) is not None and not (overviews and is_index_note(rec.path))
     ]
-    return RelatedNotes(path, notes, None)
+    return RelatedNotes(path, notes[:limit], None)

@@ -90,6 +90,9 @@ class SemanticIndex:
         self._editions: frozenset[str] | None = frozenset()  # None: to be worked out again
         self._loaded = False
         self._working = False
+        # Notes taken off the queue by the step in flight: still pending to a person (they
+        # were missing from `pending`, and the plugin counted 6,216 notes of 6,280).
+        self._in_flight = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
         self.embedded_now = 0  # passages embedded by this process (not loaded)
@@ -221,6 +224,7 @@ class SemanticIndex:
             if not self._queue:  # a dict keeps its largest table: 3.8 MB after 100,000 notes
                 self._queue = {}
             self._working = True
+            self._in_flight = len(paths)
         try:
             stored = self.store.notes(paths)  # a step's at a time: all at once held 94 MB
             if not embed:  # only what is stored can be served without embedding
@@ -233,6 +237,7 @@ class SemanticIndex:
         finally:
             with self._cond:
                 self._working = False
+                self._in_flight = 0
                 self._cond.notify_all()
 
     def _plan(self, path: str, stored: StoredNote | None) -> NotePlan | None:
@@ -294,6 +299,7 @@ class SemanticIndex:
         with self._cond:
             self._version += 1
             self._served.add(plan.nid)
+            self._in_flight = max(0, self._in_flight - 1)  # counted as embedded from now
             self._know(plan.path, plan.nid, plan.lang)
 
     def _know(self, path: str, nid: int, lang: str | None) -> None:
@@ -405,8 +411,10 @@ class SemanticIndex:
         """What `/v1/status` shows: the model, the state and the progress in notes."""
         probes = self._kept_probes()
         with self._cond:
-            pending = len(self._queue) if self._loaded else self.index.note_count()
+            loaded = self._loaded
+            pending = len(self._queue) + self._in_flight if loaded else self.index.note_count()
             done = self._served.count
+            known = len(self._told_nid)
             languages = {lang: n for lang, n in self._languages.items() if n > 0}
         return {
             "model": self.identity.name,
@@ -414,6 +422,9 @@ class SemanticIndex:
             "sections": len(self.matrix),
             "embedded": done,
             "pending": pending,
+            # The first pass reads every note's language before embedding any: minutes on a
+            # large vault during which `embedded` stays 0; this is that pass's progress.
+            "languages_known": known,
             "languages": dict(sorted(languages.items(), key=lambda item: -item[1])),
             "off_topic_line": None if probes is None else round(probes.line, 3),
         }

@@ -197,6 +197,11 @@ class LifecycleStore:
         """
         self._apply({path: status}, "update", now, check_writer(writer))
 
+    def record_create(self, path: str, status: str | None, now: datetime, writer: str) -> None:
+        """The note was just created by `writer`: it starts as a new note does (DESIGN: 50 for
+        a draft), with no update bonus; an ADD had started at 55 with one update counted."""
+        self._apply({path: status}, "create", now, check_writer(writer))
+
     def observe(self, items: Iterable[NoteItem], now: datetime) -> dict[str, LifecycleView]:
         """Like `view_many`, but records what was seen: new records, human edits, demotions.
 
@@ -325,7 +330,8 @@ class LifecycleStore:
             to_save, changes = [], []
             for path, given in notes.items():
                 old = records.get(path)
-                status = given if old is None or event == "update" else old.known_status
+                written = event in ("update", "create")
+                status = given if old is None or written else old.known_status
                 base = old or fresh(path, status, now, self.rules)
                 record, found = advance(base, status, event, now, self.rules, writer)
                 to_save.append(record)

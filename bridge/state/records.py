@@ -21,7 +21,9 @@ from bridge.core import lifecycle as akl
 from bridge.core.maturity import Maturity, StatusMapping
 from bridge.core.operations import HUMAN
 
-Event = Literal["seen", "access", "update"]
+# `create`: the note was just written for the first time; it starts where a new note starts
+# (50 for a draft), its writer and time recorded, no update bonus and no update counted.
+Event = Literal["seen", "access", "update", "create"]
 Reason = Literal["decay", "access", "update", "human"]
 AGENT_PREFIX = "agent:"
 
@@ -159,6 +161,8 @@ def _bump(
                 last_update=now,
                 last_writer=writer,
             )
+        case "create":
+            return replace(record, last_update=now, last_writer=writer)
         case _:
             assert_never(event)
 
@@ -190,7 +194,8 @@ def advance(
         settled = akl.settle(bumped.importance, now, rules.params)
         moved = human_importance(record.maturity, target, settled.value, rules.params)
         if target is not record.maturity:
-            reason: Reason = "update" if event == "update" and writer != HUMAN else "human"
+            written = event in ("update", "create") and writer != HUMAN
+            reason: Reason = "update" if written else "human"
             changes.append(Change(record.path, record.maturity, target, moved, now, reason))
         updated = replace(
             bumped,
@@ -206,7 +211,7 @@ def advance(
     record = _bump(record, event, now, writer, rules)
     if event == "seen":
         return record, before
-    record, after = _settle(record, now, event, rules)
+    record, after = _settle(record, now, "update" if event == "create" else event, rules)
     return record, before + after
 
 

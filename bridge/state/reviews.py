@@ -205,6 +205,18 @@ class ReviewStore:
             for row in rows
         ]
 
+    def follow_up(self, review_ids: Sequence[int], path: str, after_hash: str | None) -> None:
+        """The batch of these applied reviews wrote `path` again after them (a folder overview
+        refreshed): a reject restores from what the batch left, not from what the operation
+        alone left, which the refresh had replaced."""
+        marks = ",".join("?" * len(review_ids))
+        with self.db.transaction() as conn:
+            conn.execute(
+                f"UPDATE review_snapshots SET after_hash = ? WHERE path = ? "
+                f"AND review_id IN ({marks})",
+                (after_hash, path, *review_ids),
+            )
+
     def decide(
         self,
         review_id: int,

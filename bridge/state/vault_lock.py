@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,3 +141,23 @@ def vault_lock(state_dir: Path, wait_seconds: float = 0.0) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def bridge_on_port(places: Iterable[Path], port: int) -> str:
+    """`the vault-bridge serving <vault> (pid N)` when a live `serve` whose state dir is in
+    one of `places` (the default home of state dirs, this one's folder) listens on `port`,
+    else ``."""
+    found_files = {f for place in places for f in place.glob(f"*/{DISCOVERY}")}
+    for found in sorted(found_files):
+        try:
+            info = json.loads(found.read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(info, dict) or info.get("port") != port:
+            continue
+        pid = info.get("pid")
+        if isinstance(pid, int) and _alive(pid):
+            vault = info.get("vault")
+            serving = f" serving {vault}" if isinstance(vault, str) else ""
+            return f"the vault-bridge{serving} (pid {pid})"
+    return ""

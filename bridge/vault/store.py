@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import logging
 import os
 import secrets
 import stat
@@ -26,11 +27,14 @@ from bridge.core import frontmatter as fm
 from bridge.core.dialect import OBSIDIAN, Dialect
 from bridge.core.dialect_write import set_property_text
 from bridge.core.entry import Note, Problem, Properties, parse_note, read_note_properties
-from bridge.core.paths import UnsafePathError, normalise_note_path
+from bridge.core.paths import UnsafePathError, normalise_folder, normalise_note_path
+from bridge.vault import swap
+from bridge.vault.changes import ChangeLog, ChangeRecorder
 from bridge.vault.ignore import TEMP_MARKER, IgnoreRules
 from bridge.vault.journal import WriteJournal
 
 DEFAULT_MAX_NOTE_BYTES = 8 * 1024 * 1024
+log = logging.getLogger(__name__)
 _BINARY_SNIFF = 8192
 
 
@@ -138,6 +142,8 @@ class VaultStore:
         self.journal = journal
         # The tool whose conventions the vault follows: notes are read and written in them.
         self.dialect = dialect
+        # Every change, for the git commit of the unit of work making it (`recording`).
+        self.changes = ChangeRecorder()
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -158,7 +164,54 @@ class VaultStore:
             raise UnsafePathError(f"path `{rel_path}` is a symlink loop") from exc
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault (symlink?)")
+        link = self._folder_link(self.relative(target.parent) if target.parent != self.root else "")
+        if link is not None:
+            # `loop -> .` made `loop/a/b.md` another name of `a/b.md`: written once, indexed
+            # twice. The walk never enters a folder symlink; a path through one is refused.
+            raise UnsafePathError(self._link_problem(link, rel_path))
         return target
+
+    def _folder_link(self, folder: str) -> str | None:
+        """The first folder of the vault path `folder` that is a symlink, else None."""
+        current = self.root
+        walked: list[str] = []
+        for part in folder.split("/"):
+            if not part:
+                continue
+            current = current / part
+            walked.append(part)
+            try:
+                if stat.S_ISLNK(os.lstat(current).st_mode):
+                    return "/".join(walked)
+            except OSError:
+                return None  # not there: nothing under it is either
+        return None
+
+    def _link_problem(self, link: str, named: str) -> str:
+        try:
+            real = (self.root / link).resolve(strict=True)
+            where = "inside the vault" if self.root in real.parents or real == self.root else ""
+        except (OSError, RuntimeError):
+            where = ""
+        kind = (
+            f"a folder symlink {where}".strip() if where else "a folder symlink leaving the vault"
+        )
+        return (
+            f"`{named}` goes through `{link}`, {kind}; the bridge reads and writes only the "
+            "vault's own folders (it never enters a folder symlink)"
+        )
+
+    def check_folder(self, folder: str) -> str:
+        """A folder a caller names (`normalise_folder`), refused when a symlink is on its way.
+
+        `tree`, `graph`, overviews and MCP `memory_tree` answered an empty 200 for a folder
+        symlink that leaves the vault; the walk never enters one, so it is a bad path.
+        """
+        rel = normalise_folder(folder)
+        link = self._folder_link(rel)
+        if link is not None:
+            raise UnsafePathError(self._link_problem(link, folder))
+        return rel
 
     def relative(self, path: Path) -> str:
         """The vault path of a file under the root (POSIX separators)."""
@@ -361,10 +414,10 @@ class VaultStore:
         `expected` makes it a compare-and-swap: the bytes the writer based `data` on (None: the
         note must not exist yet). Trigger: an agent UPDATE read, built, then renamed over the
         file, so a human append landing in between was lost (23 of 200 trials on a small note,
-        136 on a 260 KB one). Outcome: the file is checked again right before the rename, the
-        replaced bytes are kept (a hard link) until the rename is known to have replaced exactly
-        `expected`, and a human write that slipped in is put back and reported as
-        `WriteConflictError`: the human's text always survives.
+        136 on a 260 KB one). Outcome: the new file takes the note's place only while the note
+        holds `expected` and nobody is writing it (`swap.replace`); a human write that slipped
+        in stays, or is put back, and is reported as `WriteConflictError`: the human's text
+        always survives, and a note moved meanwhile is never recreated.
         """
         target = self.absolute(rel_path)
         rel = self.relative(target)
@@ -392,7 +445,7 @@ class VaultStore:
         if folder.resolve() != self.root and self.root not in folder.resolve().parents:
             raise UnsafePathError(f"path `{rel_path}` resolves outside the vault")
         token = secrets.token_hex(6)
-        temp = folder / f".{target.name}{TEMP_MARKER}{token}"
+        temp = folder / _temp_name(target.name, token)
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
             with os.fdopen(fd, "wb") as handle:
@@ -402,20 +455,98 @@ class VaultStore:
             if self.journal is not None:
                 # Before the rename: the watcher's event for `target` must find the entry.
                 self.journal.record(rel, new_hash)
+            late = None
             if expected is _UNCHECKED:
                 temp.replace(target)
             elif expected is None:
-                _create_new(temp, target, rel)
+                swap.create(temp, target)
             else:
-                _swap(
-                    temp, target, folder / f".{target.name}{TEMP_MARKER}{token}-was", expected, rel
-                )
+                kept = folder / _temp_name(target.name, token, "-was")
+                late = swap.replace(temp, target, kept, expected)
+        except swap.Displaced as exc:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+            raise WriteConflictError(rel, exc.current) from None
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
             raise
         _fsync_dir(folder)
+        self.changes.note(rel, current, data)
+        if late is not None:
+            self._put_back(rel, late, data)
         return WriteResult(rel, True, new_hash)
+
+    def recording(self) -> contextlib.AbstractContextManager[ChangeLog]:
+        """Log the changes this thread makes to notes until the block ends (`ChangeLog`)."""
+        return self.changes.recording()
+
+    def removed(self, rel: str, before: bytes | None) -> None:
+        """A note was taken out of the vault by a writer beside the store (the trash)."""
+        self.changes.note(rel, before, None)
+
+    def _put_back(self, rel: str, human: bytes, ours: bytes) -> None:
+        """A human wrote into the note just as it was replaced: their bytes go back in place.
+
+        Raises `WriteConflictError`, as if their edit had come a moment earlier. If the note
+        has changed again since, their bytes are kept beside it as a conflict copy (the name
+        sync tools use, which Obsidian shows and the bridge ignores).
+        """
+        try:
+            self.write(rel, human, expected=ours)
+        except WriteConflictError:
+            target = self.absolute(rel)
+            copy = target.with_name(f"{target.stem} (conflicted copy {secrets.token_hex(3)}).md")
+            with copy.open("xb") as handle:
+                handle.write(human)
+            log.warning("%s: a human edit made during a write was kept as %s", rel, copy.name)
+        raise WriteConflictError(rel, human)
+
+    def move(self, old_path: str, new_path: str, expected: bytes, back: bool = False) -> str:
+        """Rename a note to a new path (folders made as needed); returns the new vault path.
+
+        Only while it holds `expected` (else `WriteConflictError`) and only to a free name that
+        every platform can hold (else `UnsafePathError`, or `FileExistsError` when taken). The
+        file itself moves, so its bytes, times and any open handle go with it; the watcher
+        sees a rename. `back`: undoing a move, to the name the note had (a human's name may be
+        one a new note could not take, such as `C# tips.md`).
+        """
+        source = self.absolute(old_path)
+        old = self.relative(source)
+        new = normalise_note_path(new_path, new=not back)
+        self.check_folders(new)
+        target = self.absolute(new)
+        folder = target.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.resolve() != self.root and self.root not in folder.resolve().parents:
+            raise UnsafePathError(f"path `{new_path}` resolves outside the vault")
+        if self.journal is not None:
+            self.journal.record(new, content_hash(expected))
+        try:
+            swap.move(source, target, expected)
+        except swap.Displaced as exc:
+            raise WriteConflictError(old, exc.current) from None
+        _fsync_dir(folder)
+        _fsync_dir(source.parent)
+        self.changes.note(old, expected, None)
+        self.changes.note(new, None, expected)
+        return new
+
+    def discard(self, rel_path: str, expected: bytes) -> bool:
+        """Remove a note the bridge itself just created, only while it holds `expected`.
+
+        For undoing an operation that failed half-way; a note someone changed stays.
+        """
+        target = self.absolute(rel_path)
+        try:
+            if target.read_bytes() != expected:
+                return False
+            target.unlink()
+        except FileNotFoundError:
+            return False
+        _fsync_dir(target.parent)
+        self.changes.note(self.relative(target), expected, None)
+        return True
 
     def set_frontmatter(self, rel_path: str, key: str, value: object) -> WriteResult:
         """Change one property surgically, as the vault's dialect keeps it (a frontmatter key;
@@ -434,8 +565,10 @@ class VaultStore:
     def clean_temp_files(self, older_than_seconds: float = 60.0) -> list[str]:
         """Remove temp files a crash left mid-write (the note itself is intact).
 
-        Only files older than `older_than_seconds`: another process of the bridge (a CLI
-        command next to `serve`) may be writing one right now, and a write takes milliseconds.
+        Only files older than `older_than_seconds`, unless the caller knows that no process of
+        the bridge can be writing one: `serve` at start holds the vault lock and the writer's
+        lock and passes 0. Trigger: a kill -9 mid-write left `.<note>.md.vb-tmp-<hex>`, and a
+        service restarted at once kept it through several restarts under the old 60 s rule.
         """
         removed = []
         cutoff = time.time() - older_than_seconds
@@ -453,55 +586,16 @@ class VaultStore:
         return removed
 
 
-def _create_new(temp: Path, target: Path, rel: str) -> None:
-    """Put `temp` at `target` only if nothing is there: a hard link fails when it exists."""
-    try:
-        os.link(temp, target)
-    except FileExistsError as exc:
-        raise WriteConflictError(rel, _bytes_or_none(target)) from exc
-    except OSError:
-        # No hard links here (some network or FAT file systems): check, then rename.
-        if target.exists():
-            raise WriteConflictError(rel, _bytes_or_none(target)) from None
-        temp.replace(target)
-        return
-    temp.unlink()
+def _temp_name(name: str, token: str, suffix: str = "") -> str:
+    """`.<name>.vb-tmp-<token><suffix>`, the note's name cut so the whole fits in 255 bytes.
 
-
-def _swap(temp: Path, target: Path, kept: Path, expected: bytes, rel: str) -> None:
-    """Rename `temp` over `target` if and only if `target` still holds `expected`.
-
-    A hard link keeps the replaced file; after the rename it must still hold `expected`
-    (an editor that writes in place, or an append, changes that very file). If it does not, a
-    human wrote in the last instant: their file goes back in place and the write is refused.
+    A note whose name is near the file system's limit (a human's, or a new one) could not be
+    written: its temp name was too long.
     """
-    try:
-        os.link(target, kept)
-    except FileNotFoundError:
-        raise WriteConflictError(rel, None) from None
-    except OSError:
-        if target.read_bytes() != expected:  # no hard links: the best we can do is look again
-            raise WriteConflictError(rel, _bytes_or_none(target)) from None
-        temp.replace(target)
-        return
-    try:
-        if kept.read_bytes() != expected:
-            raise WriteConflictError(rel, _bytes_or_none(target))
-        temp.replace(target)
-        replaced = kept.read_bytes()
-        if replaced != expected:
-            kept.replace(target)  # the human's bytes back where they were
-            raise WriteConflictError(rel, replaced)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            kept.unlink()
-
-
-def _bytes_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    tail = f"{TEMP_MARKER}{token}{suffix}"
+    room = 255 - 1 - len(tail.encode("utf-8"))
+    cut = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+    return f".{cut}{tail}"
 
 
 def _fsync_dir(folder: Path) -> None:

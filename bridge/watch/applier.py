@@ -288,7 +288,7 @@ class ChangeApplier:
         self.index.upsert(file, note)
         self.stats.indexed += 1
         self._indexed.append(path)
-        self._record(path, file, note, now)
+        self._record(path, file, note, now, created=stamp is None)
 
     def _move(self, old: str, new: str, file: NoteFile, now: datetime) -> None:
         before = self.index.stamp(old)
@@ -304,8 +304,11 @@ class ChangeApplier:
         if before is None or before.hash != file.digest:
             self._record(new, file, note, now)  # moved and edited within one batch
 
-    def _record(self, path: str, file: NoteFile, note: Note, now: datetime) -> None:
-        """An update by a human, unless these are bytes the bridge wrote itself."""
+    def _record(
+        self, path: str, file: NoteFile, note: Note, now: datetime, created: bool = False
+    ) -> None:
+        """An update by a human (a creation when `created`: a note the index never had),
+        unless these are bytes the bridge wrote itself."""
         if self.journal is not None and self.journal.is_own(path, file.hash):
             self.stats.own_writes += 1
             return
@@ -317,7 +320,8 @@ class ChangeApplier:
             return
         if not status_is_readable(note):
             return
-        self.lifecycle.record_update(path, note.entry.status, now, HUMAN)
+        record = self.lifecycle.record_create if created else self.lifecycle.record_update
+        record(path, note.entry.status, now, HUMAN)
         self.stats.human_updates += 1
 
     def _delete(self, paths: list[str]) -> None:

@@ -29,8 +29,10 @@ export interface SemanticStatus {
   sections: number;
   /** Notes whose passages all have vectors. */
   embedded: number;
-  /** Notes waiting to be embedded. */
+  /** Notes waiting to be embedded (those in flight included). */
   pending: number;
+  /** Notes whose language is known: the first pass reads them all before embedding any. */
+  languages_known?: number;
   /** Notes per detected language. */
   languages?: Record<string, number>;
 }

@@ -106,6 +106,11 @@ describe("status bar while the bridge embeds the vault", () => {
     expect(statusBarText(connected(semantic("embedding", 1234, 5337)))).toBe("Vault Bridge: connected · memory: embedding 1,234/6,571");
     expect(statusBarText(connected(semantic("embedding", 3, 15), 2))).toBe("Vault Bridge: 2 pending reviews · memory: embedding 3/18");
     expect(statusBarText(connected(semantic("ready", 18, 0)))).toBe("Vault Bridge: connected");
+    // The first pass reads every note's language before embedding any: that is the progress.
+    const reading = { ...semantic("embedding", 0, 6571), languages_known: 812 };
+    expect(statusBarText(connected(reading))).toBe("Vault Bridge: connected · memory: reading 812/6,571");
+    const read = { ...semantic("embedding", 0, 6571), languages_known: 6571 };
+    expect(statusBarText(connected(read))).toBe("Vault Bridge: connected · memory: embedding 0/6,571");
     expect(statusBarText(connected(semantic("off", 0, 0)))).toBe("Vault Bridge: connected");
     expect(statusBarText(connected(undefined))).toBe("Vault Bridge: connected"); // a bridge older than the channel
     expect(statusBarTitle(connected(semantic("embedding", 3, 15)))).toContain("Embedding notes with all-MiniLM-L6-v2");

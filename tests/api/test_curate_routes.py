@@ -12,6 +12,9 @@ from tests.api.conftest import LiveApi
 from tests.conftest import CEILING, ROOT
 
 HUMAN_NOTE = "engineering/auth/jwt_expiry.md"
+API_KEYS = "engineering/auth/api_keys.md"
+BAD_NOTE = "engineering/auth/bad_one.md"
+LONE = "\ud800"  # a lone UTF-16 surrogate, as JSON `"\ud800"` decodes
 
 
 def post_ops(
@@ -180,3 +183,26 @@ def test_the_curate_and_review_examples_of_docs_api_are_real_answers(api: LiveAp
     exact = ("state", "type", "path", "author", "why", "policy", "reason", "impact", "note")
     assert {k: review[k] for k in exact} == {k: shown[k] for k in exact}
     assert review["operation"]["summary"] == shown["operation"]["summary"]
+
+
+def test_a_lone_surrogate_or_a_long_author_is_answered_never_500(api: LiveApi) -> None:
+    ops = [
+        {"type": "ADD", "path": API_KEYS, "title": "API keys"},
+        {"type": "ADD", "path": BAD_NOTE, "title": f"x{LONE}", f"k{LONE}": 1},
+        {"type": "DELETE", "path": HUMAN_NOTE, "reason": LONE},
+    ]
+    # httpx refuses to encode a lone surrogate, so the body is sent as JSON escapes.
+    body = json.dumps({"operations": ops, "author": "agent:test"})
+    headers = {**api.auth, "content-type": "application/json"}
+    response = api.client.post("/v1/curate/operations", content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    statuses = [r["status"] for r in response.json()["results"]]
+    assert statuses == ["applied", "failed", "failed"]
+    assert (api.bridge.store.root / HUMAN_NOTE).exists()
+    assert not (api.bridge.store.root / BAD_NOTE).exists()
+    too_long = json.dumps({"operations": [ops[0]], "author": "b" * 95})
+    refused = api.client.post("/v1/curate/operations", content=too_long, headers=headers)
+    assert refused.status_code == 422 and "at most 100" in refused.json()["error"]["message"]
+    named = json.dumps({"operations": [ops[0]], "author": f"x{LONE}"})
+    refused = api.client.post("/v1/curate/operations", content=named, headers=headers)
+    assert refused.status_code == 422 and "author" in refused.json()["error"]["message"]

@@ -132,3 +132,22 @@ def test_a_sentence_in_other_words_is_chosen_by_meaning() -> None:
     # By words alone, nothing carries the question: the note's opening answers instead.
     words_only = NoteText(note.path, note.title, note.blocks)
     assert "rota" in render_answer(compose_answer(*question, [words_only], analyze, 120))
+
+
+def test_a_transcript_turn_is_cited_by_its_block_id_not_its_sessions_heading() -> None:
+    note = NoteText(
+        "conversations/chat/session_01.md",
+        "chat · session 1",
+        [
+            ("chat · session 1 > Transcript", "- Ana: The kayak trip to Lake Bled is on."),
+            ("chat · session 1 > Transcript", "- Ben: I will bring the paddles and tent."),
+        ],
+        block_ids={0: "D1-1", 1: "D1-2"},
+    )
+    terms = analyze("who brings the paddles")
+    parts = compose_answer(
+        "who brings the paddles", terms, {t: 1.0 for t in terms}, [note], analyze, 50
+    )
+    text = render_answer(parts)
+    assert "Ben: I will bring the paddles" in text
+    assert "[[conversations/chat/session_01#^D1-2|" in text  # the turn, not `#Transcript`

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,10 +111,20 @@ def test_non_mapping_frontmatter_is_refused() -> None:
         (["a", "b c"], "[a, b c]"),
         (None, "null"),
         (True, "true"),
+        # Plain YAML as a person writes it: these were quoted.
+        ("Tokens expire after 24 h; refresh tokens after 30 days.", None),
+        ("Keys rotate yearly, on 1 January (UTC).", None),
+        ("It's $29 per seat, 50% off the first year?", None),
+        (["a, b", "c"], '["a, b", c]'),  # a comma inside a list item needs its quotes
+        ("x #y", '"x #y"'),
+        ("DEL \x7f", '"DEL \\u007f"'),  # quoted and escaped: YAML cannot print DEL
     ],
 )
-def test_scalars_are_spelled_like_a_person_would(value: object, spelled: str) -> None:
-    assert format_scalar(value) == spelled
+def test_scalars_are_spelled_like_a_person_would(value: object, spelled: str | None) -> None:
+    written = format_scalar(value)
+    assert written == (value if spelled is None else spelled)
+    if not isinstance(value, dt.datetime):
+        assert yaml.safe_load(f"k: {written}")["k"] == value  # and it reads back as itself
 
 
 # The simple-frontmatter reader must give what the YAML parser gives, or step aside (None).

@@ -103,3 +103,23 @@ def test_a_crash_right_after_the_rename_leaves_the_note_the_agents(
         assert result.results[0].status == "applied"  # not waiting for review as a human's
     finally:
         bridge.close()
+
+
+def test_serve_removes_a_crashs_temp_file_at_once_when_it_starts(
+    template_vault: Path, tmp_path: Path, template_vectors: Path
+) -> None:
+    from tests.conftest import seed_vectors
+    from tests.test_one_bridge import stop
+    from tests.watch.test_watch_serve import _lines, _serve, _wait_for
+
+    state = seed_vectors(template_vectors, tmp_path / "state")
+    _kill_at_crash_point(_curate_then_hang, template_vault, state)
+    folder = template_vault / "billing/plans"
+    assert [p for p in folder.iterdir() if ".vb-tmp-" in p.name]  # seconds old, not minutes
+    proc = _serve(template_vault, state)
+    try:
+        seen = _wait_for(_lines(proc), "watching")
+    finally:
+        stop(proc)
+    assert [p.name for p in folder.iterdir() if ".vb-tmp-" in p.name] == []
+    assert any("removed 1 temp file(s)" in line for line in seen)

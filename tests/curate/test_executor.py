@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 import subprocess
 import threading
@@ -216,3 +217,17 @@ def test_add_writes_no_empty_section_and_update_adds_one_in_place(bridge: Bridge
     assert text(bridge, API_KEYS).endswith(
         "## Narrative\nKeys rotate yearly.\n\n## Snippets\n```sh\nrot\n```\n"
     )
+
+
+def test_a_new_entry_starts_at_50_as_design_says_and_each_update_adds_5(bridge: Bridge) -> None:
+    # An ADD was counted as an update: importance 55 and `update_count` 1 from the start.
+    path = "engineering/auth/api_keys.md"
+    assert run(bridge, add_op(path, title="API keys")).results[0].status == "applied"
+    now = dt.datetime.now(dt.UTC)
+    view = bridge.lifecycle.view(path, "draft", None, now)
+    assert abs(view.importance - 50) < 0.01 and view.update_count == 0
+    assert view.last_writer == "agent:tester" and view.last_update is not None
+    update = {"type": "UPDATE", "path": path, "summary": "Keys rotate yearly."}
+    assert run(bridge, update).results[0].status == "applied"
+    view = bridge.lifecycle.view(path, "draft", None, dt.datetime.now(dt.UTC))
+    assert abs(view.importance - 55) < 0.01 and view.update_count == 1

@@ -7,13 +7,20 @@ reported in the result, not only in the log.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
+
+import pytest
 
 from tests.curate.conftest import OpenBridge
 from tests.curate.helpers import git, make_repository, refuse_commits, run
 
 SESSION = "engineering/auth/session_refresh.md"
 JWT = "engineering/auth/jwt_expiry.md"
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
 
 
 def committed(vault: Path) -> list[str]:
@@ -77,3 +84,56 @@ def test_a_refused_commit_is_reported_in_the_result(
     assert batch.results[0].status == "applied"  # the note is written all the same
     assert batch.git is not None and "no commits today" in batch.git
     assert batch.to_dict()["git"] == batch.git
+
+
+def test_a_batch_commits_its_own_change_and_never_a_humans_unfinished_edit(
+    open_vault: OpenBridge, template_vault: Path
+) -> None:
+    make_repository(template_vault)
+    renewal = "billing/cycle/renewal.md"  # links to the note the MERGE folds away
+    with (template_vault / renewal).open("a", encoding="utf-8") as handle:
+        handle.write("\nAn unfinished paragraph a human is still writing.\n")
+    (template_vault / "team/notes.md").write_text("# Staged by the human\n")
+    git(template_vault, "add", "team/notes.md")
+    bridge = open_vault(git_commit=True, review_rules=[])
+    merge = {"type": "MERGE", "path": JWT, "merge_from": [SESSION], "reason": "one topic"}
+    batch = run(bridge, merge)
+    assert batch.results[0].status == "applied" and batch.git is None
+    assert f"M\t{renewal}" in committed(template_vault)
+    head = git(template_vault, "show", f"HEAD:{renewal}")
+    assert "[[engineering/auth/jwt_expiry]]" in head and "unfinished paragraph" not in head
+    # The human's work is where they left it: their paragraph unstaged, their file staged.
+    assert "unfinished paragraph" in (template_vault / renewal).read_text()
+    assert git(template_vault, "diff", "--name-only").split() == [renewal]
+    assert git(template_vault, "diff", "--cached", "--name-only").split() == ["team/notes.md"]
+
+
+def test_imports_decay_runs_and_overview_refreshes_are_committed(
+    open_vault: OpenBridge, template_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bridge.cli import main
+    from tests.importer.test_transcript import CHAT
+
+    make_repository(template_vault)
+    bridge = open_vault(git_commit=True)
+    report = bridge.import_transcripts(CHAT)
+    assert len(report.written) == 2
+    assert git(template_vault, "log", "-1", "--format=%s").startswith("vault-bridge: import")
+    assert sorted(committed(template_vault)) == [f"A\t{p}" for p in sorted(report.written)]
+
+    (template_vault / "engineering/auth/passkeys.md").write_text("# Passkeys\n\nSoon.\n")
+    bridge.sync()
+    refreshed = bridge.write_overviews()
+    updated = [o.path for o in refreshed.outcomes.values() if o.state == "updated"]
+    assert updated and committed(template_vault) == [f"M\t{p}" for p in sorted(updated)]
+    assert "?? engineering/auth/passkeys.md" in git(template_vault, "status", "--porcelain")
+
+    for _ in range(25):  # used often: a new maturity at the next decay run
+        bridge.lifecycle.record_access({"team/practices/incidents/on_call.md": "draft"}, now())
+    bridge.close()
+    state = str(tmp_path / "state")
+    monkeypatch.setenv("VAULT_BRIDGE_GIT_COMMIT", "true")  # `decay` for cron, without serve
+    code = main(["decay", "--vault", str(template_vault), "--state-dir", state, "--json"])
+    assert code == 0
+    assert git(template_vault, "log", "-1", "--format=%s").startswith("vault-bridge: decay run")
+    assert "M\tteam/practices/incidents/on_call.md" in committed(template_vault)

@@ -10,6 +10,7 @@ import pytest
 from bridge.cli import main
 from bridge.importer.service import import_transcripts
 from bridge.importer.transcript import TranscriptError, parse_transcripts, render_transcript
+from bridge.runtime import Bridge
 from bridge.vault.store import VaultStore
 from tests.conftest import snapshot
 
@@ -156,3 +157,12 @@ def test_import_cli_prints_counts_and_the_notes_one_per_line(
         "  kept conversations/team-chat/session_01.md (edited since the import; --force "
         "overwrites it)",
     ]
+
+
+def test_a_direct_answer_from_a_transcript_cites_the_turn(bridge: Bridge) -> None:
+    # It cited `#Transcript`, the section that holds the whole session.
+    bridge.import_transcripts(CHAT)
+    result = bridge.engine.query("Who will bring the paddles and tent?")
+    assert result.tier == 2 and result.answer is not None
+    assert "Ben: I will bring the paddles and tent." in result.answer
+    assert "[[conversations/team-chat/session_01#^D1-2|" in result.answer

@@ -141,6 +141,10 @@ def test_a_second_write_is_unchanged_and_does_not_touch_the_file(
         ("cursor", '{"mcpServers": []}', '"mcpServers" is not an object'),
         ("cursor", '{"a": 1, "a": 2}', "appears twice"),
         ("vscode", '{\n  // mine\n  "servers": {}\n}\n', "comments"),
+        # Read as infinity and written back as `Infinity`, which Node's JSON.parse refuses.
+        ("cursor", '{"mcpServers": {}, "zoom": 1e400}', "1e400 is too large"),
+        ("cursor", '{"mcpServers": {}, "zoom": NaN}', "`NaN` is not JSON"),
+        ("claude-desktop", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ],
 )
 def test_a_file_that_is_not_a_json_object_is_refused_and_left_alone(

@@ -122,13 +122,13 @@ def test_a_silent_server_ends_the_query_with_the_budget(
         tmp_path / "state",
         silent_server,
         llm_timeout_seconds=1,
-        llm_budget_seconds=2,
+        llm_query_budget_seconds=2,
         llm_retries=5,
         **TIER[tier],
     )
     assert result.tier == tier and result.answer is None and result.sources
     assert result.message is not None and OUT_OF_TIME in result.message
-    assert "llm_budget_seconds 2" in result.message
+    assert "a budget of 2 s" in result.message
     assert capsys.readouterr().out == ""  # nothing from litellm on stdout
 
 
@@ -142,7 +142,7 @@ def test_a_refused_connection_in_tier_4_is_out_of_time_not_retried_on_a_new_budg
         template_vault,
         tmp_path / "state",
         closed_port,
-        llm_budget_seconds=3,
+        llm_query_budget_seconds=3,
         llm_retries=10,
         **TIER[4],
     )
@@ -178,6 +178,7 @@ def timed_bridge(template_vault: Path, tmp_path: Path, clock: FakeClock) -> Iter
         llm_model=MODEL,
         llm_timeout_seconds=60,
         llm_budget_seconds=10,
+        llm_query_budget_seconds=10,
         llm_retries=10,
         llm_correction_rounds=10,
         **ROUTE_TO_THE_MODEL,
@@ -337,5 +338,74 @@ def test_the_fake_model_curates_and_answers_without_a_service(
         assert answer.answer.startswith("(fake model) From @")
         assert answer.answered_from  # the cited note is credited as used
         assert json.dumps(answer.model_dump(mode="json"))  # a plain, serialisable answer
+    finally:
+        bridge.close()
+
+
+def test_on_the_defaults_a_hung_model_holds_a_query_20_s_and_a_curation_longer(
+    template_vault: Path, tmp_path: Path, script: Script, clock: FakeClock
+) -> None:
+    # A provider that never answers: each request takes all the time it is given. On the
+    # defaults (60 s per request, 2 retries) this held a query 206 s; a person waits ~20.
+    bridge = _bridge(
+        template_vault, tmp_path / "state", llm_model=MODEL, **ROUTE_TO_THE_MODEL, **TIER[4]
+    )
+    try:
+        for client in (_answerer(bridge).client, bridge.curator.client if bridge.curator else None):
+            assert client is not None
+            client.clock, client.sleep = clock, clock.advance
+
+        def hang(kwargs: dict[str, Any]) -> Any:
+            clock.advance(kwargs["timeout"])
+            return {"mock_timeout": True, "timeout": 0.001}
+
+        script.default = hang
+        started = clock()
+        result = bridge.engine.query(QUESTION, arrived=started)
+        assert result.answer is None and result.message is not None
+        assert OUT_OF_TIME in result.message and "a budget of 20 s" in result.message
+        assert clock() - started <= 20 and _timeouts(script) == [20]
+        script.calls.clear()
+        curator = bridge.curator
+        assert curator is not None
+        started = clock()
+        outcome = curator.curate("Partner API keys rotate yearly.", "agent:test", started)
+        assert outcome.error is not None and OUT_OF_TIME in outcome.error
+        assert 60 < clock() - started <= 300  # retried, within the curation's own budget
+    finally:
+        bridge.close()
+
+
+def test_a_curation_task_whose_model_failed_is_failed_not_done(
+    template_vault: Path, tmp_path: Path, closed_port: str
+) -> None:
+    from tests.api.conftest import served
+    from tests.watch.conftest import wait_until
+
+    bridge = _bridge(
+        template_vault,
+        tmp_path / "state",
+        llm_model="openai/unreachable",
+        llm_api_base=closed_port,
+        llm_api_key_env="UNREACHABLE_KEY",
+        llm_budget_seconds=2,
+    )
+    try:
+        with served(bridge) as api:
+            started = api.client.post(
+                "/v1/curate", json={"content": "Keys rotate yearly."}, headers=api.auth
+            )
+            assert started.status_code == 202
+            url = f"/v1/tasks/{started.json()['task_id']}"
+
+            def ended() -> dict[str, Any] | None:
+                task: dict[str, Any] = api.client.get(url, headers=api.auth).json()
+                return task if task["state"] in ("done", "failed") else None
+
+            wait_until(ended)
+            task = ended()
+            assert task is not None and task["state"] == "failed"
+            assert task["error"] and OUT_OF_TIME in task["error"]
+            assert task["result"]["counts"]["total"] == 0  # nothing was applied
     finally:
         bridge.close()

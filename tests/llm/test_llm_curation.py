@@ -17,6 +17,8 @@ from tests.conftest import ROOT, snapshot
 from tests.llm.conftest import TIMEOUT, Script
 
 API_KEYS = "engineering/auth/api_keys.md"
+BAD_NOTE = "engineering/auth/bad_one.md"
+LONE = "\ud800"  # a lone UTF-16 surrogate, as JSON `"\ud800"` decodes
 CONTENT = "Partner API keys rotate every 12 months; the rotation job lives in ops/rotate.py."
 
 
@@ -142,3 +144,18 @@ def test_the_bridge_does_not_import_litellm_until_a_call(monkeypatch: pytest.Mon
     monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
     import_litellm()  # what the loader's thread runs
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+
+def test_the_llm_curators_operations_are_checked_the_same_way(
+    llm_bridge: Bridge, script: Script
+) -> None:
+    bad = {"type": "ADD", "path": BAD_NOTE, "title": "x", "narrative": LONE}
+    good = {"type": "ADD", "path": API_KEYS, "title": "API keys"}
+    script.add(json.dumps({"operations": [good, bad]}), json.dumps({"operations": []}))
+    curator = llm_bridge.curator
+    assert curator is not None
+    outcome = curator.curate("Partner API keys rotate yearly.", "curator")
+    assert [r.status for r in outcome.batch.results] == ["applied"]
+    feedback = script.calls[1]["messages"][-1]["content"]
+    assert "`narrative`" in feedback and "surrogate" in feedback
+    assert not (llm_bridge.store.root / BAD_NOTE).exists()

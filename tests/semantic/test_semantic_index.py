@@ -51,6 +51,7 @@ def test_a_question_in_other_words_finds_the_note_that_answers_it(
             "sections": 0,
             "embedded": 0,
             "pending": 0,
+            "languages_known": 0,
         }
     finally:
         with_dense.close()

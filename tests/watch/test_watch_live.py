@@ -84,7 +84,9 @@ def test_create_in_a_new_folder(live: LiveVault) -> None:
     (vault / "research/ideas/new_idea.md").write_text("# New idea\n\nA wombatory plan.\n")
     wait_until(lambda: found(live.bridge, "wombatory") == ["research/ideas/new_idea.md"])
     view = record(live, "research/ideas/new_idea.md")
-    assert view.last_writer == "human" and view.update_count == 1
+    # A new note starts where DESIGN says one starts (50), written by a human, not updated.
+    assert view.last_writer == "human" and view.update_count == 0
+    assert abs(view.importance - 50) < 0.01
 
 
 def test_delete_removes_the_note_and_its_record(live: LiveVault) -> None:
@@ -315,3 +317,19 @@ def test_a_note_moved_into_an_excluded_folder_of_another_case_leaves_the_index(
     assert live.wait_idle(CEILING)
     assert found(live.bridge, "wombatlantic") == []
     assert "Templates/jwt_expiry.md" not in live.bridge.store.iter_paths()
+
+
+def test_the_bridges_own_move_keeps_the_record_while_the_watcher_runs(live: LiveVault) -> None:
+    # The watcher sees the bridge's rename too; the record must follow, not be forgotten.
+    accessed(live, ROLLBACK, times=2)
+    new = "ops/runbooks/rollback.md"
+    move = {"type": "MOVE", "from": ROLLBACK, "path": new}
+    result = live.bridge.executor.apply(parse_operations([move]), "agent:mover")
+    assert result.results[0].status == "pending_review"  # a human's note: it waits
+    live.bridge.reviews.approve(result.results[0].review_id or 0)
+    wait_until(lambda: new in found(live.bridge, "rollback"))
+    assert live.wait_idle(CEILING)
+    assert ROLLBACK not in found(live.bridge, "rollback")
+    assert record(live, new).access_count == 2
+    assert ROLLBACK not in live.bridge.lifecycle.tracked_paths()
+    assert live.stats.human_updates == 0

@@ -18,9 +18,14 @@ export function embedding(state: BridgeState): boolean {
   return state.connected && state.semantic?.state === "embedding";
 }
 
-/** `memory: embedding 1,234/6,571`: notes with all their vectors, of all the notes. */
+/** `memory: embedding 1,234/6,571`: notes with all their vectors, of all the notes; before the
+ * first is embedded, the pass that reads every note's language (`memory: reading 812/6,571`). */
 export function embeddingText(semantic: SemanticStatus): string {
   const total = semantic.embedded + semantic.pending;
+  const known = semantic.languages_known;
+  if (semantic.embedded === 0 && known !== undefined && known < total) {
+    return `memory: reading ${count.format(known)}/${count.format(total)}`;
+  }
   return `memory: embedding ${count.format(semantic.embedded)}/${count.format(total)}`;
 }
 
