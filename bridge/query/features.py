@@ -53,15 +53,31 @@ class FeatureReader:
         self._graph_lock = threading.Lock()
         self._graph: tuple[int, dict[str, int]] | None = None
 
+    def field_masks(self, terms: QueryTerms, nids: Sequence[int]) -> FieldMasks:
+        """Which of the question's words (and native stems) each of `nids` holds, by entry
+        field: one search for the lot. Asked for the notes the words found while the question
+        is still being embedded, and for the notes only its meaning found after."""
+        words = _forms(terms)
+        asked = [w for form in words for w in form]
+        if not asked or not nids:
+            return {field: {} for field in ENTRY_FIELDS}
+        return self.index.held_words(asked, list(nids), tuple(ENTRY_FIELDS))
+
     def features(
-        self, terms: QueryTerms, found: Found, candidates: Sequence[int], text: str = ""
+        self,
+        terms: QueryTerms,
+        found: Found,
+        candidates: Sequence[int],
+        text: str = "",
+        masks: FieldMasks | None = None,
     ) -> dict[int, list[float]]:
-        """Each candidate's feature values, in `FEATURES` order (`text`: the question)."""
+        """Each candidate's feature values, in `FEATURES` order (`text`: the question;
+        `masks`: `field_masks` of the candidates, when already asked)."""
         out = {nid: [0.0] * len(FEATURES) for nid in candidates}
         if not out:
             return out
         self._lexical(found, out)
-        self._fields(terms, found, out)
+        self._fields(terms, found, out, masks)
         self._identifiers(text, found, out)
         self._dense(found, out)
         self._structure(found, out)
@@ -87,7 +103,13 @@ class FeatureReader:
             values[b] = best_b.get(nid, 0.0) / top_b if top_b > 0 else 0.0
             values[w] = best_w.get(nid, 0.0) / top_w if top_w > 0 else 0.0
 
-    def _fields(self, terms: QueryTerms, found: Found, out: dict[int, list[float]]) -> None:
+    def _fields(
+        self,
+        terms: QueryTerms,
+        found: Found,
+        out: dict[int, list[float]],
+        masks: FieldMasks | None = None,
+    ) -> None:
         """Shares of the question's words, weighted by rarity, in each field of each note.
 
         A question in a language with a stemmer (`question_stems`) is also measured by its
@@ -95,12 +117,11 @@ class FeatureReader:
         is the better of the two, so "synchronisieren" is held by a page saying
         "Synchronisierung".
         """
-        words = [*terms.words, *terms.bigrams]
-        if not words:
+        forms = _forms(terms)
+        if not forms[0]:
             return
-        forms = [words, list(terms.stems)] if terms.stems else [words]
-        asked = [w for form in forms for w in form]
-        by_field = self.index.held_words(asked, list(out), tuple(ENTRY_FIELDS))
+        words = forms[0]
+        by_field = masks if masks is not None else self.field_masks(terms, list(out))
         title, path = by_field["title"], by_field["path_text"]
         fields = {
             "coverage": _union(by_field.values()),
@@ -114,9 +135,11 @@ class FeatureReader:
             weights = self.index.word_weights(form)
             total = math.fsum(weights)
             if total > 0:
-                for name, masks in fields.items():
+                for name, held in fields.items():
                     column = INDEX[name]
-                    for nid, mask in masks.items():
+                    for nid, mask in held.items():
+                        if nid not in out:
+                            continue
                         share = _share(mask >> start, weights) / total
                         if share > out[nid][column]:
                             out[nid][column] = share
@@ -209,6 +232,21 @@ def _best_per_note(scores: Mapping[BlockKey, float]) -> dict[int, float]:
         if score > best.get(nid, 0.0):
             best[nid] = score
     return best
+
+
+FieldMasks = dict[str, dict[int, int]]
+"""By entry field, each note's bit mask of the question's words (and stems) it holds there."""
+
+
+def _forms(terms: QueryTerms) -> list[list[str]]:
+    """The question's words (CJK pairs included), and its native stems when it has some."""
+    words = [*terms.words, *terms.bigrams]
+    return [words, list(terms.stems)] if terms.stems else [words]
+
+
+def merged(a: FieldMasks, b: FieldMasks) -> FieldMasks:
+    """Two `field_masks` answers for different notes, as one."""
+    return {field: {**a.get(field, {}), **b.get(field, {})} for field in {*a, *b}}
 
 
 def _union(groups: Iterable[Mapping[int, int]]) -> dict[int, int]:

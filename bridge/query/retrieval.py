@@ -52,7 +52,7 @@ from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
 from bridge.query.evidence import EvidenceReader, confidence_inputs
-from bridge.query.features import FeatureReader, Found
+from bridge.query.features import FeatureReader, Found, merged
 from bridge.query.lifecycle import LifecycleProvider, NoteRef
 from bridge.query.models import Excerpt, Source
 from bridge.query.params import EngineParams
@@ -196,6 +196,9 @@ class Retriever:
         relation_blocks = found.flagged  # FLAG_METADATA is the only flag
         lexical = _lexical_notes(entries, blocks, windows)
 
+        # The fields the words' own candidates hold are asked while the question is embedded.
+        early = _best_of(lexical, p.candidates)
+        masks = self.features.field_masks(terms, list(early))
         dense = dense_later.result() if dense_later is not None else NO_DENSE
         if not dense.ready:  # the channel knows no language yet: the edition folders tell
             editions = self._folder_editions()
@@ -234,7 +237,10 @@ class Retriever:
             other_language=frozenset(n for n, f in other.items() if f < 1.0),
             lifecycle=self._lifecycle_values({n: records[n] for n in candidates}),
         )
-        features = self.features.features(terms, state, candidates, text or "")
+        late = [n for n in candidates if n not in early]
+        if late:
+            masks = merged(masks, self.features.field_masks(terms, late))
+        features = self.features.features(terms, state, candidates, text or "", masks)
         both = dense.ranks and dense.vector is not None
         vector, weights = self._vectors[both], self._weights[both]
         score = {nid: note_score(features[nid], vector) for nid in candidates}

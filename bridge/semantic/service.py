@@ -566,22 +566,26 @@ class SemanticIndex:
         """See `DenseSearch.note_similarity`: every passage of each note, not only those the
         question's search returned, so a note found by its words alone is measured too."""
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        out: dict[int, NoteSimilarity] = {}
-        for nid in nids:
-            rows = self.matrix.vectors_of(nid)
-            if len(rows) == 0:
-                continue
-            cosines = rows @ q
-            centre = rows.mean(axis=0)
-            norm = float(np.linalg.norm(centre))
-            card = self.cards.vectors_of(nid)
-            out[nid] = NoteSimilarity(
-                best=float(cosines.max()),
-                centre=float(centre @ q) / norm if norm > 0 else 0.0,
-                card=float(card[0] @ q) if len(card) else 0.0,
-                spread=max(0.0, 1.0 - norm),
+        rows, found, starts = self.matrix.vectors_of_many(list(nids))
+        if not found:
+            return {}
+        cosines = rows @ q
+        best = np.maximum.reduceat(cosines, starts)
+        counts = np.diff([*starts, len(rows)])
+        centres = np.add.reduceat(rows, starts, axis=0) / counts[:, None]
+        norms = np.linalg.norm(centres, axis=1)
+        towards = (centres @ q) / np.where(norms > 0, norms, 1.0)
+        cards, carded, first = self.cards.vectors_of_many(found)
+        card = dict(zip(carded, (cards[first] @ q).tolist(), strict=True)) if carded else {}
+        return {
+            nid: NoteSimilarity(
+                best=float(best[i]),
+                centre=float(towards[i]) if norms[i] > 0 else 0.0,
+                card=card.get(nid, 0.0),
+                spread=max(0.0, 1.0 - float(norms[i])),
             )
-        return out
+            for i, nid in enumerate(found)
+        }
 
     def off_topic_line(self) -> Probes | None:
         """How close unrelated questions get in this vault (`calibration`): kept in memory and
