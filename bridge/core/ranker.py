@@ -46,7 +46,8 @@ FEATURES: tuple[str, ...] = (
     "relation",  # joined through a relation of a better note, not found by the question
     # language and lifecycle (not fitted: see `FIXED`)
     "other_language",  # in another language than the question, where notes in it exist
-    "lifecycle",  # the lifecycle value L - 0.5 (importance, recency, maturity)
+    "lifecycle",  # L - 0.5, shown, weighed 0: the lifecycle reorders near-equal scores after
+    # the ranker (`bridge.core.ranking.lifecycle_order`), it is not part of a note's score
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 # The features only the dense channel gives: 0 without it (off, not ready, a language the
@@ -85,9 +86,9 @@ FIXED: dict[str, float] = {
     # A note in another language than the question's, where notes in its language exist: a
     # German question gets the German page first (DESIGN 3, "Language"), whatever it scores.
     "other_language": -4.0,
-    # The lifecycle reorders near-equals and never outranks relevance (DESIGN 3): at this
-    # weight the freshest, most used note passes one that scores at most ~0.1 more.
-    "lifecycle": 0.2,
+    # The lifecycle reorders near-equals and never outranks relevance (DESIGN 3): after the
+    # score, between notes within `rank_lifecycle_tolerance` of each other, not inside it.
+    "lifecycle": 0.0,
 }
 
 

@@ -31,7 +31,7 @@ FITTED = RankerWeights(
         "listing": -1.53337,
         "relation": 1.04914,
         "other_language": -4.0,
-        "lifecycle": 0.2,
+        "lifecycle": 0.0,
     },
     calibration=(0.622032, -6.973857),
     confidence={
@@ -81,7 +81,7 @@ FITTED_LEXICAL = RankerWeights(
         "listing": 0.032809,
         "relation": -0.482847,
         "other_language": -4.0,
-        "lifecycle": 0.2,
+        "lifecycle": 0.0,
     },
     calibration=(0.766423, -5.281129),
     confidence={

@@ -39,6 +39,7 @@ from bridge.core.ranking import (
     NEUTRAL,
     BlockKey,
     block_scores,
+    lifecycle_order,
     lifecycle_stream,
     lifecycle_value,
     normalised_relevance,
@@ -244,7 +245,13 @@ class Retriever:
         both = dense.ranks and dense.vector is not None
         vector, weights = self._vectors[both], self._weights[both]
         score = {nid: note_score(features[nid], vector) for nid in candidates}
-        ranked = sorted(candidates, key=lambda n: -score[n])
+        # The order of one score, each note's probability of answering; between notes within
+        # `lifecycle_tolerance` of each other the lifecycle decides (DESIGN 3: it reorders
+        # near-equals, never outranks relevance): the current of two near-identical notes first.
+        shown_score = {n: answer_probability(score[n], weights) for n in candidates}
+        ranked = lifecycle_order(
+            sorted(candidates, key=lambda n: -score[n]), shown_score, state.lifecycle, rp
+        )
 
         # The word budget: DESIGN 3's block rule over the candidates' blocks, the lifecycle
         # reordering near-equals; the first note's best block leads, so the first source always
@@ -284,7 +291,6 @@ class Retriever:
         resolved = self._resolved(order, words, priority, terms)
         texts: dict[BlockKey, IndexedBlock] = {}  # read as packing reaches them
         chosen = pack(self._readable(resolved, words, texts), words, budget, min_left=3)
-        shown_score = {n: answer_probability(score[n], weights) for n in ranked}
         signals = {n: [features[n][i] for i in _TEXT_SIGNALS] for n in ranked}
         sources = self._sources(
             ranked, chosen, texts, records, shown_score, referrer, priority, limit, signals
