@@ -175,3 +175,27 @@ def patch_note(
             return patch_page(text, patch, key, page_name(dialect, path))
         case _:
             assert_never(dialect)
+
+
+# -- a note that moves --------------------------------------------------------------------------
+
+
+def moved_text(dialect: Dialect, text: str, new_path: str) -> str:
+    """The text of a note that moves to `new_path`, changed only where it names itself.
+
+    Logseq reads a page's name from its `title::` when it has one, not from the file: a page
+    that kept `title:: Auth/Sessions` in `pages/auth___login___sessions.md` would still be
+    `Auth/Sessions` in the graph, in its old namespace. So `title::` says the new name (the
+    name Logseq reads from the new file), as Logseq's own rename writes it; a page without
+    `title::` is named by its file and is not touched. Obsidian, Foam and Dendron name a note
+    by its file (Dendron's `title` is the label it shows): the text stays as it is.
+    """
+    if not isinstance(dialect, Logseq):
+        return text
+    if fm.split(text).has_block:
+        titled = "title" in read_properties(text)
+    else:
+        titled = "title" in logseq.page_properties(text).values
+    if not titled:
+        return text
+    return set_property_text(dialect, text, "title", page_name(dialect, new_path))
