@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from bridge.core.entry import parse_note
 from bridge.runtime import Bridge
 from bridge.state.lifecycle_store import LifecycleView
 from bridge.vault.scan import scan_vault
@@ -175,3 +176,64 @@ def test_rejecting_an_applied_logseq_move_puts_the_page_its_title_and_links_back
     assert (root / "pages/Deploy.md").read_bytes() == deploy
     assert life(bridge, SESSIONS).access_count == 1
     assert bridge.index.link_resolver().resolve("Auth/Sessions") == SESSIONS
+
+
+def test_a_dendron_move_keeps_id_title_desc_and_dates_and_relinks_alias_first(
+    vaults: Any,
+) -> None:
+    bridge = vaults("dendron")
+    root = bridge.store.root
+    auth_before = append(
+        bridge,
+        "notes/proj.auth.md",
+        "\nThe [[token rules|dendron://personal/proj.auth.jwt#summary]]: ![[proj.auth.jwt]]\n\n"
+        "Every auth note: ![[proj.auth.*]]\n",
+    ).decode()
+    bridge.lifecycle.record_access({JWT: "stable"}, now())
+    data = (root / JWT).read_bytes()
+    move = {"type": "MOVE", "from": "proj/auth/jwt.md", "path": "proj/tokens/jwt.md"}
+    (outcome,) = run(bridge, move).results
+    assert outcome.status == "pending_review"  # a person's note
+    bridge.reviews.approve(outcome.review_id or 0)
+    # The dotted name Dendron gives `proj/tokens/jwt`; `id`, `title`, `desc`, `created` and
+    # `updated` (epoch milliseconds, as they were: a move is no update) are the note's bytes.
+    assert not (root / JWT).exists() and (root / TOKENS).read_bytes() == data
+    note = read(bridge, TOKENS)
+    assert note.problems == () and note.title == "JWT expiry"
+    assert note.entry.summary == "Access tokens live 24 hours; refresh tokens 30 days."
+    assert note.entry.updated == dt.datetime.fromtimestamp(1732000000, dt.UTC)
+    # Links put the label first and keep the vault and the heading; a pattern is no link
+    # to one note and stays.
+    auth = (root / "notes/proj.auth.md").read_text()
+    added, gone = changed_lines(auth_before, auth)
+    assert added == [
+        "Auth is split into [[JWT tokens|proj.tokens.jwt]] and "
+        "[[key rotation|dendron://personal/proj.auth.keys#rotation]].",
+        "The [[token rules|dendron://personal/proj.tokens.jwt#summary]]: ![[proj.tokens.jwt]]",
+    ]
+    assert len(gone) == 2 and "Every auth note: ![[proj.auth.*]]\n" in auth
+    assert auth.split("---")[1] == auth_before.split("---")[1]  # its frontmatter untouched
+    linking = parse_note("notes/proj.auth.md", auth, bridge.store.dialect)
+    assert linking.problems == ()
+    resolver = bridge.index.link_resolver()
+    assert (
+        resolver.resolve("proj.tokens.jwt") == TOKENS and resolver.resolve("proj.auth.jwt") is None
+    )
+    assert life(bridge, TOKENS).access_count == 1
+    report = scan_vault(bridge.store)
+    assert [p.code for p in report.problems] == ["unresolved_link"]  # the other vault's, as before
+
+
+def test_an_agents_dendron_move_applies_at_once_and_keeps_updated(vaults: Any) -> None:
+    bridge = vaults("dendron")
+    root = bridge.store.root
+    add = add_op("proj/auth/api_keys.md", title="API keys", summary="Partner keys rotate yearly.")
+    assert run(bridge, add).results[0].status == "applied"
+    data = (root / "notes/proj.auth.api_keys.md").read_bytes()
+    append(bridge, "notes/proj.md", "\nCredentials: [[API keys|proj.auth.api_keys]]\n")
+    move = {"type": "MOVE", "from": "proj/auth/api_keys.md", "path": "proj/keys/api_keys.md"}
+    (outcome,) = run(bridge, move).results
+    assert outcome.status == "applied", outcome.message
+    assert (root / "notes/proj.keys.api_keys.md").read_bytes() == data
+    assert "Credentials: [[API keys|proj.keys.api_keys]]\n" in (root / "notes/proj.md").read_text()
+    assert read(bridge, "notes/proj.keys.api_keys.md").problems == ()
