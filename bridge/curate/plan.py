@@ -28,6 +28,7 @@ from bridge.core.dialect_read import link_syntax
 from bridge.core.dialect_write import (
     moved_text,
     patch_note,
+    relink_definitions,
     render_new,
     spell_link,
     spell_target,
@@ -413,9 +414,10 @@ class Planner:
         """The note at `from`, renamed to `path` with its bytes, and every link kept.
 
         The note's own text changes only where one of its links would mean another note from
-        its new folder, or where it names itself (a Logseq page's `title::`); frontmatter
-        (`created`, `status`, `author`) and Raw Concept stay as they are, and the lifecycle
-        record follows it (the executor moves it).
+        its new folder, where it names itself (a Logseq page's `title::`), or where it points
+        relative to its folder (Foam's link reference definitions); frontmatter (`created`,
+        `status`, `author`) and Raw Concept stay as they are, and the lifecycle record follows
+        it (the executor moves it).
         """
         old, new = op.subject, op.path
         if there is not None:
@@ -437,9 +439,13 @@ class Planner:
         after = before.updated([new], [old], {new: parse_note(new, text, dialect).names})
         moved = (old, new)
         spell = None if isinstance(dialect, Obsidian | Foam) else self._spell({old}, new)
+        notes = set(self.paths())
 
         def relinked(text: str, source: tuple[str, str]) -> str:
-            return relink(text, source, moved, before, after, spell, self.syntax)
+            text = relink(text, source, moved, before, after, spell, self.syntax)
+            if isinstance(dialect, Foam):
+                text = relink_definitions(text, source, moved, notes)
+            return text
 
         text = relinked(text, moved)
         changes = [
@@ -456,7 +462,10 @@ class Planner:
             except NoteError:
                 continue
             lowered = file.text.lower()
-            if "[[" not in lowered or not any(name in lowered for name in names):
+            defines = isinstance(dialect, Foam) and "]:" in lowered  # a link definition
+            if "[[" not in lowered and not defines:
+                continue
+            if not any(name in lowered for name in names):
                 continue
             if not file.parse().writable:
                 continue  # never write a note a human must fix first; its links stay

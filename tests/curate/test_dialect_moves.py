@@ -237,3 +237,29 @@ def test_an_agents_dendron_move_applies_at_once_and_keeps_updated(vaults: Any) -
     assert (root / "notes/proj.keys.api_keys.md").read_bytes() == data
     assert "Credentials: [[API keys|proj.keys.api_keys]]\n" in (root / "notes/proj.md").read_text()
     assert read(bridge, "notes/proj.keys.api_keys.md").problems == ()
+
+
+def test_a_foam_move_keeps_the_title_and_every_link_resolving(vaults: Any) -> None:
+    bridge = vaults("foam", review_rules=[])
+    root = bridge.store.root
+    old, new = "projects/website-redesign.md", "projects/web/website-redesign.md"
+    index = append(
+        bridge,
+        "projects/index.md",
+        '\n[website-redesign]: website-redesign.md "Website redesign"\n',
+    ).decode()
+    journal = (root / "journal/2026-11-02.md").read_bytes()
+    data = append(bridge, old, '\n[2026-11-02]: ../journal/2026-11-02.md "2026-11-02"\n')
+    problems = scan_vault(bridge.store).problems  # `[[placeholder-note]]`, a note to write
+    (outcome,) = run(bridge, {"type": "MOVE", "from": old, "path": new}).results
+    assert outcome.status == "applied", outcome.message
+    # Its title is its heading; its own definition is relative to its new folder.
+    assert read(bridge, new).title == "Website redesign"
+    assert (root / new).read_bytes() == data.replace(b"]: ../journal/", b"]: ../../journal/")
+    # `[[website-redesign]]` still names the one note of that name: the links stay as they
+    # are, and Foam's link reference definition points at the new file.
+    assert (root / "journal/2026-11-02.md").read_bytes() == journal
+    moved_index = (root / "projects/index.md").read_text()
+    assert moved_index == index.replace("]: website-redesign.md", "]: web/website-redesign.md")
+    assert bridge.index.link_resolver().resolve("website-redesign") == new
+    assert scan_vault(bridge.store).problems == problems
