@@ -11,8 +11,11 @@ converted. Pure: text in, text out.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+import posixpath
+import re
+from collections.abc import Callable, Container
 from typing import assert_never
+from urllib.parse import quote, unquote
 
 from bridge.core import frontmatter as fm
 from bridge.core import logseq
@@ -28,7 +31,7 @@ from bridge.core.dialect import (
 from bridge.core.entry import Entry, entry_sections, render_entry
 from bridge.core.entry_edit import EntryPatch, PatchStyle, patch_entry
 from bridge.core.logseq_entry import patch_page, render_page
-from bridge.core.paths import NOTE_SUFFIX, link_target
+from bridge.core.paths import NOTE_SUFFIX, link_target, parent
 from bridge.core.properties import read as read_properties
 
 
@@ -175,3 +178,70 @@ def patch_note(
             return patch_page(text, patch, key, page_name(dialect, path))
         case _:
             assert_never(dialect)
+
+
+# -- a note that moves --------------------------------------------------------------------------
+
+
+def moved_text(dialect: Dialect, text: str, new_path: str) -> str:
+    """The text of a note that moves to `new_path`, changed only where it names itself.
+
+    Logseq reads a page's name from its `title::` when it has one, not from the file: a page
+    that kept `title:: Auth/Sessions` in `pages/auth___login___sessions.md` would still be
+    `Auth/Sessions` in the graph, in its old namespace. So `title::` says the new name (the
+    name Logseq reads from the new file), as Logseq's own rename writes it; a page without
+    `title::` is named by its file and is not touched. Obsidian, Foam and Dendron name a note
+    by its file (Dendron's `title` is the label it shows): the text stays as it is.
+    """
+    if not isinstance(dialect, Logseq):
+        return text
+    if fm.split(text).has_block:
+        titled = "title" in read_properties(text)
+    else:
+        titled = "title" in logseq.page_properties(text).values
+    if not titled:
+        return text
+    return set_property_text(dialect, text, "title", page_name(dialect, new_path))
+
+
+# `[label]: target "Title"`: a link reference definition (Foam writes one for each wikilink of
+# a note, with the target relative to the note's folder, `<...>` around one with spaces).
+_DEFINITION = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]+)(<[^>\n]*>|\S+)(?=[ \t]|$)", re.M)
+
+
+def relink_definitions(
+    text: str, source: tuple[str, str], moved: tuple[str, str], paths: Container[str]
+) -> str:
+    """Foam's link reference definitions of a note kept pointing where they pointed when a
+    note moves: a definition of the moved note names its new file, and the moved note's own
+    definitions are made relative to its new folder.
+
+    `source` is the note's path before and after the move, `moved` the moved note's, `paths`
+    the vault's notes before it. A target that names no note (a web address, an image) stays
+    as it is, and so does its form: with or without `.md`, `<...>` or percent-encoded.
+    """
+    was_at, now_at = source
+    old, new = moved
+
+    def respell(match: re.Match[str]) -> str:
+        written = match.group(2)
+        bracketed = written.startswith("<")
+        raw = written[1:-1] if bracketed else written
+        encoded = "%" in raw
+        target = unquote(raw) if encoded else raw
+        if "://" in target or target.startswith(("#", "/")):
+            return match.group(0)
+        path = posixpath.normpath(posixpath.join(parent(was_at), target))
+        suffix = "" if path.lower().endswith(NOTE_SUFFIX) else NOTE_SUFFIX
+        if path + suffix not in paths:
+            return match.group(0)
+        path = new if path + suffix == old else path + suffix
+        respelled = posixpath.relpath(path, parent(now_at) or ".")
+        respelled = respelled[: len(respelled) - len(suffix)] if suffix else respelled
+        if respelled == target:
+            return match.group(0)
+        if encoded:
+            respelled = quote(respelled, safe="/")
+        return match.group(1) + (f"<{respelled}>" if bracketed else respelled)
+
+    return _DEFINITION.sub(respell, text)

@@ -15,7 +15,13 @@ from collections.abc import Callable
 
 from bridge.core.entry_edit import rewrite_links
 from bridge.core.paths import link_target, stem
-from bridge.core.relations import LinkResolver, LinkSyntax, WikiLink, find_wikilinks
+from bridge.core.relations import (
+    LinkResolver,
+    LinkSyntax,
+    WikiLink,
+    find_wikilinks,
+    note_name,
+)
 
 
 def relink(
@@ -44,6 +50,8 @@ def relink(
         meant = before.resolve(link.target, was_at)
         if meant is None:
             continue  # unresolved before: left as it is (reported by doctor)
+        if "*" in link.target and note_name(meant) != note_name(link.target):
+            continue  # a pattern (Dendron's `![[proj.auth.*]]`) means every note it matches
         meant = new if meant == old else meant
         if after.resolve(link.target, now_at) != meant:
             changed[link.target] = meant

@@ -25,7 +25,14 @@ from bridge.core.dialect import (
     tree_path,
 )
 from bridge.core.dialect_read import link_syntax
-from bridge.core.dialect_write import patch_note, render_new, spell_link, spell_target
+from bridge.core.dialect_write import (
+    moved_text,
+    patch_note,
+    relink_definitions,
+    render_new,
+    spell_link,
+    spell_target,
+)
 from bridge.core.entry import Entry, Note, RawConcept, Snippet, parse_note
 from bridge.core.entry_edit import (
     EntryPatch,
@@ -407,8 +414,10 @@ class Planner:
         """The note at `from`, renamed to `path` with its bytes, and every link kept.
 
         The note's own text changes only where one of its links would mean another note from
-        its new folder; frontmatter (`created`, `status`, `author`) and Raw Concept stay as they
-        are, and the lifecycle record follows it (the executor moves it).
+        its new folder, where it names itself (a Logseq page's `title::`), or where it points
+        relative to its folder (Foam's link reference definitions); frontmatter (`created`,
+        `status`, `author`) and Raw Concept stay as they are, and the lifecycle record follows
+        it (the executor moves it).
         """
         old, new = op.subject, op.path
         if there is not None:
@@ -421,12 +430,24 @@ class Planner:
         if current is None:
             raise self._missing("MOVE", old, "`from` must name an existing note")
         self._writable(current)
-        before = self.resolver()
-        after = before.updated([new], [old])
-        moved = (old, new)
         dialect = self.store.dialect
+        # A Logseq page's `title::` names it: it says the new name (the move's only edit).
+        text = moved_text(dialect, current.text, new)
+        # After the move the note answers to the names its text gives it there (a Logseq
+        # page's new name, and its aliases still: a link by an alias keeps finding it).
+        before = self.resolver()
+        after = before.updated([new], [old], {new: parse_note(new, text, dialect).names})
+        moved = (old, new)
         spell = None if isinstance(dialect, Obsidian | Foam) else self._spell({old}, new)
-        text = relink(current.text, moved, moved, before, after, spell, self.syntax)
+        notes = set(self.paths())
+
+        def relinked(text: str, source: tuple[str, str]) -> str:
+            text = relink(text, source, moved, before, after, spell, self.syntax)
+            if isinstance(dialect, Foam):
+                text = relink_definitions(text, source, moved, notes)
+            return text
+
+        text = relinked(text, moved)
         changes = [
             FileChange(new, None, text.encode("utf-8"), "target"),
             FileChange(old, current.data, None, "moved"),
@@ -441,13 +462,16 @@ class Planner:
             except NoteError:
                 continue
             lowered = file.text.lower()
-            if "[[" not in lowered or not any(name in lowered for name in names):
+            defines = isinstance(dialect, Foam) and "]:" in lowered  # a link definition
+            if "[[" not in lowered and not defines:
+                continue
+            if not any(name in lowered for name in names):
                 continue
             if not file.parse().writable:
                 continue  # never write a note a human must fix first; its links stay
-            relinked = relink(file.text, (path, path), moved, before, after, spell, self.syntax)
-            if relinked != file.text:
-                changes.append(FileChange(path, file.data, relinked.encode("utf-8"), "link"))
+            rewritten = relinked(file.text, (path, path))
+            if rewritten != file.text:
+                changes.append(FileChange(path, file.data, rewritten.encode("utf-8"), "link"))
         return Plan(op, "MOVE", tuple(changes), {old: current.hash, new: None})
 
     # -- links -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import Settings
+from tests.vault.test_dialect_vaults import copy_of
 
 OpenBridge = Callable[..., Bridge]
 
@@ -40,3 +41,23 @@ def open_vault(template_vault: Path, tmp_path: Path) -> Iterator[OpenBridge]:
 @pytest.fixture
 def bridge(open_vault: OpenBridge) -> Bridge:
     return open_vault()
+
+
+@pytest.fixture
+def vaults(tmp_path: Path) -> Iterator[OpenBridge]:
+    """Open (and sync) a bridge on a copy of a dialect fixture vault (`logseq`, `dendron`,
+    `foam`); extra settings as keyword arguments."""
+    opened: list[Bridge] = []
+
+    def make(name: str, **settings: Any) -> Bridge:
+        vault = copy_of(tmp_path, name)
+        state = tmp_path / f"state-{name}"
+        bridge = open_bridge(Settings(vault=vault, state_dir=state, **settings))
+        bridge.sync()
+        opened.append(bridge)
+        return bridge
+
+    yield make
+    for bridge in opened:
+        with contextlib.suppress(Exception):
+            bridge.close()

@@ -4,43 +4,19 @@ back as the tool reads them."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bridge.core.dialect import Dendron, Logseq
 from bridge.core.entry import Note, parse_note
-from bridge.runtime import Bridge, open_bridge
-from bridge.settings import Settings
+from bridge.runtime import Bridge
 from bridge.vault.scan import scan_vault
 from tests.curate.helpers import add_op, run
-from tests.vault.test_dialect_vaults import copy_of
 
 PROPERTY = re.compile(r"^[a-z][a-z0-9_-]*:: \S.*$")
 # A Logseq outline line: a bullet at some depth (tabs), or a block's continuation line.
 OUTLINE = re.compile(r"^\t*- \S.*$|^\t*  .*$|^\t*-$")
-
-
-@pytest.fixture
-def vaults(tmp_path: Path) -> Iterator[Any]:
-    opened: list[Bridge] = []
-
-    def make(name: str) -> Bridge:
-        vault = copy_of(tmp_path, name)
-        bridge = open_bridge(Settings(vault=vault, state_dir=tmp_path / f"state-{name}"))
-        bridge.sync()
-        opened.append(bridge)
-        return bridge
-
-    yield make
-    for bridge in opened:
-        with contextlib.suppress(Exception):
-            bridge.close()
 
 
 def read(bridge: Bridge, path: str) -> Note:
