@@ -158,10 +158,6 @@ class Settings(BaseSettings):
         return IgnoreRules(tuple(self.exclude), tool_files(dialect), note_roots(dialect))
 
     @property
-    def ignore_rules(self) -> IgnoreRules:
-        return self.ignore_rules_for(self.vault_dialect)
-
-    @property
     def status_mapping(self) -> StatusMapping:
         return StatusMapping(self.status_names)
 

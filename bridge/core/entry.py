@@ -74,9 +74,6 @@ class Relation:
     heading: str | None = None
     block: str | None = None
 
-    def wikilink(self) -> str:
-        return WikiLink(self.target, self.heading, self.block, self.alias).render()
-
 
 @dataclass(frozen=True)
 class RawConcept:

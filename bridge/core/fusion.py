@@ -16,7 +16,7 @@ too (docs/benchmarks.md, "Semantic channel").
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -55,14 +55,11 @@ def passage_relevance(hits: Sequence[PassageHit]) -> list[float]:
     return [(h.score - floor) / span for h in hits]
 
 
-def dense_parts(
-    hits: Sequence[PassageHit], blocks_of: Mapping[int, Iterable[int]] | None = None
-) -> tuple[dict[BlockKey, float], dict[int, float]]:
+def dense_parts(hits: Sequence[PassageHit]) -> tuple[dict[BlockKey, float], dict[int, float]]:
     """(block -> dense part, note -> dense part) from the dense hits.
 
-    A passage's part goes to every block of its span (`blocks_of`, when given, lists a note's
-    blocks that exist, so a span over metadata blocks can skip them); a block in two hits
-    (it cannot be, passages do not overlap) would keep the better part.
+    A passage's part goes to every block of its span; a block in two hits (it cannot be,
+    passages do not overlap) would keep the better part.
     """
     blocks: dict[BlockKey, float] = {}
     notes: dict[int, float] = {}

@@ -27,7 +27,6 @@ _DENDRON_VAULT = re.compile(r"^dendron://[^/|#\]]*/")
 # starts with an optional `!` cannot use the regex engine's fast search for `[[`, which made
 # the scan of a note's body about nine times slower.
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_AGENT_MENTION = re.compile(r"^@?(?P<path>[^\s@][^\s]*?)(?:\.md)?(?:\s+-\s+(?P<reason>.*))?$")
 # Embeds and links of attachments are not knowledge relations.
 _ATTACHMENT = re.compile(
     r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|wav|ogg|m4a|flac|webm|mp4|mov|mkv|canvas|base)$",
@@ -174,19 +173,6 @@ def links_in_frontmatter(value: object, syntax: LinkSyntax = "obsidian") -> list
             # `related: [a/b/c]` without brackets (YAML turns `[[x]]` unquoted into a list).
             links.append(parse_wikilink(item.strip(), syntax=syntax, origin="frontmatter"))
     return [link for link in links if _is_note_link(link)]
-
-
-def agent_to_wikilink(mention: str) -> tuple[str, str | None]:
-    """`@a/b/c.md - reason` -> (`[[a/b/c]]`, `reason`). A `[[...]]` given already is kept."""
-    text = mention.strip()
-    if text.startswith("[["):
-        link_text, _, rest = text.partition("]]")
-        reason = rest.strip().lstrip("-–—:").strip() or None
-        return link_text + "]]", reason
-    match = _AGENT_MENTION.match(text)
-    if not match:
-        raise ValueError(f"`{mention}` is not a relation; write it as @domain/topic/entry.md")
-    return f"[[{link_target(match.group('path'))}]]", match.group("reason")
 
 
 def wikilink_to_agent(path: str) -> str:

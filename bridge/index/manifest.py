@@ -148,19 +148,6 @@ class Manifest:
             ]
         return iter(records)
 
-    def by_nids(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
-        wanted = list(dict.fromkeys(nids))
-        out: dict[int, NoteRecord] = {}
-        with self._lock:
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT {_COLUMNS} FROM notes WHERE nid IN ({marks})"
-                for row in self._db.execute(sql, chunk):
-                    rec = _record(row, {})
-                    out[rec.nid] = rec
-        return out
-
     def apply(
         self, upserts: Iterable[NoteRecord], deletes: Iterable[str], meta: dict[str, str]
     ) -> None:

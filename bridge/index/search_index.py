@@ -369,25 +369,6 @@ class SearchIndex:
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         return self._now.search_entries(terms, limit, scope)
 
-    def all_terms_match(self, terms: QueryTerms, scope: str | None = None) -> bool:
-        """True when some note contains every query term (in any of its fields)."""
-        return self._now.all_terms_match(terms, scope)
-
-    def term_coverage(self, terms: QueryTerms, nids: Sequence[int]) -> float:
-        """The largest share of the query's words, weighted by IDF, that one of `nids` holds.
-
-        An out-of-domain signal beside the dense channel's: "the capital of Australia" finds
-        notes with "capital", never one with both; a question about the vault's own things
-        finds a note with most of its rare words. A word no note holds weighs most.
-        """
-        if not terms.words or not nids:
-            return 0.0
-        known = self._catalog.paths
-        paths = [p for nid in nids if (p := known.get(nid)) is not None]
-        if not paths:
-            return 0.0
-        return self._now.stats.coverage(terms, paths, len(nids))
-
     def held_words(
         self, words: Sequence[str], nids: Iterable[int], fields: Sequence[str]
     ) -> dict[str, dict[int, int]]:
@@ -409,10 +390,6 @@ class SearchIndex:
     def doc_frequency(self, term: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
         return self._now.stats.doc_frequency(term)
-
-    def term_exists(self, term: str) -> bool:
-        """True when any note contains the (analysed) term."""
-        return self._now.stats.term_exists(term)
 
     def lead_block(self, nid: int, look: int, words: Iterable[str]) -> tuple[int, int] | None:
         """(ordinal, excerpt words) of a note's lead block among its first `look` blocks: the

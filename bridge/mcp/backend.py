@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -208,10 +207,6 @@ def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> M
     if found is not None:
         return HttpBackend(*found)
     return local(settings)
-
-
-def state_dir_of(settings: Settings) -> Path:
-    return settings.state_path
 
 
 def _as_serve_takes(schema: type[BaseModel], **fields: Any) -> None:
