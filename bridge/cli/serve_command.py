@@ -21,11 +21,11 @@ from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
-from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import APP_NAME, Settings
 from bridge.state.db import StateDBError
 from bridge.state.vault_lock import VaultBusyError, bridge_on_port, serve_pid_file, vault_lock
+from bridge.thread_priority import lower_thread_priority
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 

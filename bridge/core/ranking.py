@@ -212,18 +212,20 @@ def block_scores(
     the searches found the blocks (block hits first), so equal scores keep the search's order.
     """
     # Each search normalised by its own top score: folded into the weights, not new dicts.
-    top_b, top_w, top_e = (max(m.values(), default=0.0) for m in (blocks, windows, entries))
-    bw = lexical_scale / top_b if top_b > 0 else 0.0
-    ww = lexical_scale * params.window_weight / top_w if top_w > 0 else 0.0
-    ew = lexical_scale * params.entry_weight / top_e if top_e > 0 else 0.0
-    nw, boost = params.neighbour_weight, params.speaker_boost
+    top_block, top_window, top_entry = (
+        max(m.values(), default=0.0) for m in (blocks, windows, entries)
+    )
+    block_weight = lexical_scale / top_block if top_block > 0 else 0.0
+    window_weight = lexical_scale * params.window_weight / top_window if top_window > 0 else 0.0
+    entry_weight = lexical_scale * params.entry_weight / top_entry if top_entry > 0 else 0.0
+    neighbour_weight, speaker_boost = params.neighbour_weight, params.speaker_boost
     # Block hits first, then the blocks only the window search found; each once.
-    candidates = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []
-    if top_w > 0:
+    candidates = [k for k in blocks if notes is None or k[0] in notes] if top_block > 0 else []
+    if top_window > 0:
         candidates += [
             k
             for k in windows
-            if (notes is None or k[0] in notes) and (top_b <= 0 or k not in blocks)
+            if (notes is None or k[0] in notes) and (top_block <= 0 or k not in blocks)
         ]
     dense = dense if dense and dense_weight > 0 else {}
     if dense:
@@ -234,25 +236,30 @@ def block_scores(
     # neighbour), computed once, without a function call per key: this runs over a few
     # hundred candidates a query. A neighbour neither search found has only its entry part,
     # the same as the candidate's own (one note): it needs no entry of its own here.
-    bget, wget, eget, dget = blocks.get, windows.get, entries.get, dense.get
+    block_part, window_part, entry_part = blocks.get, windows.get, entries.get
     scored = set(candidates).union(related)
-    stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in scored}
+    stage1 = {
+        k: block_weight * block_part(k, 0.0)
+        + window_weight * window_part(k, 0.0)
+        + entry_weight * entry_part(k[0], 0.0)
+        for k in scored
+    }
     if dense:
         for k in scored:
-            part = dget(k)
+            part = dense.get(k)
             if part:
                 stage1[k] += dense_weight * part
     for key in related:
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}
-    sget = stage1.get
+    first_stage_of = stage1.get
     for key in candidates:
         nid, ord_ = key
-        alone = ew * eget(nid, 0.0)  # a neighbour found by neither search
-        after = sget((nid, ord_ + 1), alone)
-        before = sget((nid, ord_ - 1), alone) if ord_ > 0 else 0.0
-        score = stage1[key] + nw * (after if after > before else before)
-        out[key] = score * boost if key in speaker_blocks else score
+        alone = entry_weight * entry_part(nid, 0.0)  # a neighbour found by neither search
+        after = first_stage_of((nid, ord_ + 1), alone)
+        before = first_stage_of((nid, ord_ - 1), alone) if ord_ > 0 else 0.0
+        score = stage1[key] + neighbour_weight * (after if after > before else before)
+        out[key] = score * speaker_boost if key in speaker_blocks else score
     return out
 
 

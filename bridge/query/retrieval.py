@@ -166,13 +166,13 @@ class Retriever:
         """Candidates from both channels and one hop of relations, ranked by one scoring
         function (`bridge.core.ranker`); then the word budget filled with their blocks.
         `text` is the question as asked: the dense channel embeds it."""
-        p, rp = self.params, self.params.ranking
+        params, ranking = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], Evidence(has_terms=False, confidence=0.0, held=0.0), 0)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
-            dense_later = self._searches.submit(self.dense.find, text, scope, p.dense.depth)
+            dense_later = self._searches.submit(self.dense.find, text, scope, params.dense.depth)
         editions = self._lexical_editions()
         asked = self._question_language(text, editions) if text else None
         if asked is not None and asked in self.index.stem_languages():
@@ -180,12 +180,12 @@ class Retriever:
         speaker = self.evidence.named_speaker(terms)
         windows_later = None
         wanted = self.window_count(budget)
-        if self.index.document_count("windows") >= p.overlap_windows:
+        if self.index.document_count("windows") >= params.overlap_windows:
             windows_later = self._searches.submit(
                 self.index.window_scores, terms, wanted, scope, speaker
             )
-        entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        found = self.index.block_scores(terms, p.block_limit, scope, speaker)
+        entry_hits = self.index.search_entries(terms, params.entry_limit, scope)
+        found = self.index.block_scores(terms, params.block_limit, scope, speaker)
         if windows_later is not None:
             around = windows_later.result()
         else:
@@ -198,7 +198,7 @@ class Retriever:
         lexical = _lexical_notes(entries, blocks, windows)
 
         # The fields the words' own candidates hold are asked while the question is embedded.
-        early = _best_of(lexical, p.candidates)
+        early = _best_of(lexical, params.candidates)
         masks = self.features.field_masks(terms, list(early))
         dense = dense_later.result() if dense_later is not None else NO_DENSE
         if not dense.ready:  # the channel knows no language yet: the edition folders tell
@@ -207,11 +207,11 @@ class Retriever:
         dense_blocks, dense_notes = dense_parts(dense.hits) if dense.ranks else ({}, {})
 
         # Stage 1: the candidates, a few dozen notes.
-        direct = _best_of(lexical, p.candidates) | _best_of(dense_notes, p.candidates)
+        direct = _best_of(lexical, params.candidates) | _best_of(dense_notes, params.candidates)
         records = self.index.records(direct)
         seeds = [
-            *_best_of(lexical, rp.relation_sources),
-            *_best_of(dense_notes, rp.relation_sources),
+            *_best_of(lexical, ranking.relation_sources),
+            *_best_of(dense_notes, ranking.relation_sources),
         ]
         referrer: dict[int, int] = {}
         for source, targets in self._related(seeds, records, scope).items():
@@ -250,7 +250,7 @@ class Retriever:
         # near-equals, never outranks relevance): the current of two near-identical notes first.
         shown_score = {n: answer_probability(score[n], weights) for n in candidates}
         ranked = lifecycle_order(
-            sorted(candidates, key=lambda n: -score[n]), shown_score, state.lifecycle, rp
+            sorted(candidates, key=lambda n: -score[n]), shown_score, state.lifecycle, ranking
         )
 
         # The word budget: DESIGN 3's block rule over the candidates' blocks, the lifecycle
@@ -261,12 +261,12 @@ class Retriever:
             blocks,
             windows,
             entries,
-            rp,
+            ranking,
             spoken,
             relation_blocks,
             notes=allowed,
             dense=dense_blocks,
-            dense_weight=p.dense.block_weight,
+            dense_weight=params.dense.block_weight,
         )
         found_notes = {nid for nid, _ in priority}
         for nid, lead in self._lead_notes(entry_hits, found_notes).items():
@@ -281,10 +281,10 @@ class Retriever:
         first = next((k for k in by_relevance if ranked and k[0] == ranked[0]), None)
         if first is not None:
             by_relevance.remove(first)
-        head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
+        head = _head_size(by_relevance, priority, budget, ranking.lifecycle_tolerance)
         order: Iterator[BlockKey] = chain(
             [first] if first is not None else [],
-            lifecycle_stream(by_relevance[:head], priority, values_of, rp),
+            lifecycle_stream(by_relevance[:head], priority, values_of, ranking),
             by_relevance[head:],
         )
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
@@ -462,8 +462,10 @@ class Retriever:
         500 words), but with 100 at every budget recall@2000 fell 0.4 points: hence the
         scaling (docs/benchmarks.md, "Issue 13, fourth pass").
         """
-        p = self.params
-        return min(p.window_limit, max(p.window_floor, budget // max(1, p.window_words)))
+        params = self.params
+        return min(
+            params.window_limit, max(params.window_floor, budget // max(1, params.window_words))
+        )
 
     def _lead_notes(self, entry_hits: Sequence[Hit], found_notes: set[int]) -> dict[int, float]:
         """A note found by its title, path or a heading alone still gets an excerpt.
@@ -620,9 +622,10 @@ class Retriever:
         """Each note's lifecycle value `L` (neutral when the lifecycle knows nothing of it)."""
         refs = [NoteRef(r.path, r.status, r.updated) for r in records.values()]
         by_path = self.lifecycle.facts(refs, self.clock())
-        rp = self.params.ranking
+        ranking = self.params.ranking
         return {
-            nid: lifecycle_value(by_path.get(r.path, NEUTRAL), rp) for nid, r in records.items()
+            nid: lifecycle_value(by_path.get(r.path, NEUTRAL), ranking)
+            for nid, r in records.items()
         }
 
     def _related(

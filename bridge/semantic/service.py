@@ -27,7 +27,6 @@ from bridge.core.language import (
 )
 from bridge.core.passages import CARD
 from bridge.index.search_index import SearchIndex
-from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound, NoteSimilarity
 from bridge.semantic.calibration import Probes, is_stale, probe_stats, probe_vectors
 from bridge.semantic.languages import LanguageDetector
@@ -36,6 +35,7 @@ from bridge.semantic.matrix import DenseHit, PassageMatrix
 from bridge.semantic.model import Embedder, Vectors
 from bridge.semantic.planner import NotePlan, PassagePlanner, units_of
 from bridge.semantic.store import StoredNote, VectorStore, as_stored
+from bridge.thread_priority import lower_thread_priority
 
 log = logging.getLogger(__name__)
 
