@@ -124,6 +124,7 @@ class Retriever:
         params: EngineParams,
         clock: Callable[[], dt.datetime],
         dense: DenseSearch | None = None,
+        detector: LanguageDetector | None = None,
     ) -> None:
         self.index = index
         self.dense = dense
@@ -145,7 +146,8 @@ class Retriever:
         # measured at itself. Two workers: the API's event loop and an MCP or CLI caller may
         # query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
-        self._detector = LanguageDetector()  # loaded by the first question that needs it
+        # Loaded by the first question that needs it.
+        self._detector = detector or LanguageDetector()
 
     def weights_for(self, dense_ranked: bool) -> RankerWeights:
         """The ranker's weights with both channels, or those fitted without the dense one."""

@@ -29,8 +29,6 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from bridge.settings import user_cache_dir
-
 log = logging.getLogger(__name__)
 
 # A temp folder older than this is a killed unpack's, not one still being written.
@@ -53,20 +51,22 @@ def _model_file() -> Path:
     return Path(str(MODEL_DIR)) / str(MODEL_FILE)
 
 
-def cache_folder(root: Path | None = None) -> Path:
+def cache_folder(root: Path) -> Path:
     """Where this installed model is unpacked: named by the library's version (pinned) and
     the model file's size, so an upgrade unpacks its own model beside (never over) an old one.
     The size, not a hash: hashing the file took 5 ms of every start-up, and `_mapped` checks
     that what it reads back fits together."""
     size = _model_file().stat().st_size
-    base = root if root is not None else user_cache_dir()
-    return base / f"py3langid-{version('py3langid')}-{size}"
+    return root / f"py3langid-{version('py3langid')}-{size}"
 
 
-def identifier(root: Path | None = None) -> Any:
-    """A `LanguageIdentifier` on the unpacked model, unpacking it first when needed."""
+def identifier(root: Path | None) -> Any:
+    """A `LanguageIdentifier` on the model unpacked under `root` (the user's cache dir),
+    unpacking it first when needed; without `root`, on the packaged file."""
     from py3langid.langid import LanguageIdentifier
 
+    if root is None:
+        return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
     folder = cache_folder(root)
     try:
         if not folder.is_dir():
