@@ -186,6 +186,7 @@ def split(text: str) -> Split:
 
 # The simple frontmatter most notes have: `key: value` lines whose values are plain scalars or
 # one-line lists of them. Read without the YAML parser (see `_load_simple`).
+# By hand ahead of PyYAML (python-frontmatter's loader): its parser is a note's costliest step.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _SIMPLE_MAX_CHARS = 8192
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -234,11 +235,10 @@ def _scalar(text: str) -> Any:
 def _load_simple(yaml_text: str) -> dict[Any, Any] | None:
     """The mapping of frontmatter made only of simple lines, or None for anything else.
 
-    Trigger: every note read (start-up reads all of them). Why: PyYAML's loader took half of
-    the parsing time of a note, for `title: x` lines. Outcome: lines `key: plain scalar`,
-    `key: [plain, plain]` and `key:` are read here, with YAML's rules for what a plain scalar
-    means; one line of any other shape (quotes, comments, nesting, continuation lines, `\r`)
-    and the whole block goes to the YAML parser, as before.
+    Lines `key: plain scalar`, `key: [plain, plain]` and `key:` are read here, each value typed
+    by YAML's own resolver and constructors, so the mapping is the parser's; one line of any
+    other shape (quotes, comments, nesting, continuation lines, `\r`) and the whole block goes
+    to the YAML parser.
     """
     if len(yaml_text) > _SIMPLE_MAX_CHARS:
         return None
