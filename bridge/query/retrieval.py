@@ -71,9 +71,9 @@ _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block
 _LEAD = -1
 
 # A block as an excerpt shows it, kept for the blocks packed most: the same turns and
-# paragraphs go into answer after answer, and cutting the list marker and block id (two
-# regular expressions) was a twentieth of a LoCoMo query. Keyed by the text, so an edited
-# block is a new key; not used when indexing, which sees each block once.
+# paragraphs go into answer after answer, and cutting the list marker and block id takes two
+# regular expressions each time. Keyed by the text, so an edited block is a new key; not
+# used when indexing, which sees each block once.
 _excerpt = lru_cache(maxsize=8192)(excerpt_text)
 
 
@@ -137,14 +137,10 @@ class Retriever:
         # vault not embedded yet, the channel off, or a language the model does not serve).
         self._weights = {True: FITTED, False: FITTED_LEXICAL}
         self._vectors = {True: weight_vector(FITTED), False: weight_vector(FITTED_LEXICAL)}
-        # On a large index the window search runs beside the entry and block searches:
-        # tantivy releases the GIL while it searches, so on a second core they overlap.
-        # Measured with the thread on and off (`retrieve` alternated in one process; with
-        # 100 windows a query, docs/benchmarks.md "Issue 13, fourth pass"): 100,000 notes
-        # (1.6 M windows) 6.60 -> 5.52 ms wall for 6% more CPU; 10,000 notes (161,000
-        # windows) 3.31 -> 3.33 ms for 11% more CPU. The threshold lies between the two, not
-        # measured at itself. Two workers: the API's event loop and an MCP or CLI caller may
-        # query at once.
+        # On a large index (`overlap_windows`) the window search runs beside the entry and
+        # block searches: tantivy releases the GIL while it searches, so on a second core they
+        # overlap; on a small one the thread costs more CPU than the overlap saves. Two
+        # workers: the API's event loop and an MCP or CLI caller may query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
         # Loaded by the first question that needs it.
         self._detector = detector or LanguageDetector()
@@ -416,12 +412,10 @@ class Retriever:
         or, when its language is unknown, for being untranslated copies (`copy_factors`).
 
         Without the dense channel, a note's language is its edition folder's (`editions`), and
-        the question's the detector's (`asked`): lexical-only, an English question got the
+        the question's the detector's (`asked`): otherwise an English question could get the
         French edition's untranslated copy of the English page first. The same while the
-        channel loads (`DenseFound.ready`): in a fresh `serve`'s first seconds it knows no
-        language, and 2 of the help vault's 28 English questions got another edition's page
-        first (docs/benchmarks.md, "A fresh serve"); and for the notes whose language it has
-        not told yet (`DenseFound.covered`: minutes at 100,000 notes).
+        channel loads (`DenseFound.ready`: in a fresh `serve`'s first seconds it knows no
+        language), and for the notes whose language it has not told yet (`DenseFound.covered`).
         """
         factor = self.params.dense.other_language
         if self.dense is None or not dense.ready:
@@ -454,15 +448,11 @@ class Retriever:
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
 
-        Trigger: the window search returned 400 windows for every query, each one a
-        candidate to turn into a map entry and rank. Why: a window only adds 0.4 x its
-        normalised score, so the windows far down its list lend little, and only as many
-        blocks as the budget holds (~B/20) are packed. Outcome: one window per 5 budget
-        words, at least 100, at most `window_limit` (400): 100 at the default 500 words,
-        400 from 2,000; a LoCoMo query 17% faster. Measured on LoCoMo dev (recall@200/500/1000
-        71.0/80.3/84.7 with 400 windows; 70.9/80.6/84.7 with 100; 25 to 400 all within 0.5 at
-        500 words), but with 100 at every budget recall@2000 fell 0.4 points: hence the
-        scaling (docs/benchmarks.md, "Issue 13, fourth pass").
+        One window per `window_words` budget words, at least `window_floor`, at most
+        `window_limit`. Each window is a candidate to turn into a map entry and rank, but it
+        only adds 0.4 x its normalised score, so the windows far down the list lend little,
+        and only as many blocks as the budget holds are packed; a large budget packs more
+        blocks, and then the windows further down count.
         """
         params = self.params
         return min(
@@ -472,14 +462,13 @@ class Retriever:
     def _lead_notes(self, entry_hits: Sequence[Hit], found_notes: set[int]) -> dict[int, float]:
         """A note found by its title, path or a heading alone still gets an excerpt.
 
-        Trigger: "# Zanzibar" over an unrelated body matches the entry search, but no block
-        holds the word, so the note had no block to pack and came back with no source at all.
-        Outcome: such a note lends its entry part to one block: the first under a heading
-        that holds a query term, else its first block of knowledge (not a relation line).
-        Which block that is takes two searches (`SearchIndex.lead_block`), so the note enters
-        the ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
-        (`_resolved`): at 10,000 notes, choosing it for every such note up front read 76
-        stored blocks a query, a third of its time. Returns each such note's entry part
+        "# Zanzibar" over an unrelated body matches the entry search, but no block holds the
+        word, so the note would have no block to pack and come back with no source at all.
+        Such a note lends its entry part to one block: the first under a heading that holds a
+        query term, else its first block of knowledge (not a relation line). Which block that
+        is takes two searches (`SearchIndex.lead_block`), so the note enters the ranking as
+        `(note, _LEAD)` and the block is chosen only if packing reaches it (`_resolved`), not
+        up front for every such note. Returns each such note's entry part
         (its placeholder's priority), for the top entry hits no block of which was found.
         """
         if not entry_hits:
