@@ -284,9 +284,8 @@ _UNCLOSED = {
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """` at line N: what is wrong`, N a 1-based file line (the opening `---` is line 1).
 
-    Trigger: an unclosed `[`, `{` or quote. Why: YAML notices only at the end of the text, so
-    the error pointed at the closing `---`, not the line to fix. Outcome: the line where the
-    unclosed thing starts, named.
+    For an unclosed `[`, `{` or quote, YAML notices only at the end of the text and points at
+    the closing `---`, not the line to fix: the line where the unclosed thing starts is named.
     """
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     mark = getattr(exc, "problem_mark", None)
@@ -323,8 +322,8 @@ def _written_plain(text: str, in_list: bool) -> bool:
     """True when `text` reads back as itself written without quotes (in a `[a, b]` list item
     when `in_list`): the reader's own rule (`_plain`), and YAML's reading of it checked.
 
-    Trigger: only letters, digits and `_ ./+:@-` were written plain, so an UPDATE quoted a
-    summary such as `Tokens expire after 24 h; refresh tokens after 30 days.`
+    So a summary such as `Tokens expire after 24 h; refresh tokens after 30 days.` is written
+    as a person would, without quotes.
     """
     if not text or text != text.strip() or not _plain(text, flow=in_list):
         return False
