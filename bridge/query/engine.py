@@ -194,8 +194,8 @@ class QueryEngine:
     def _known_scope(self, scope: str | None) -> str | None:
         """`normalise_scope`, and a `ValueError` for a folder that holds no indexed note.
 
-        Trigger: `--scope nosuch` (a typo). Why: it searched an empty set and answered
-        "tier 4, no sources" as if the memory were empty. Outcome: a usage error naming it.
+        `--scope nosuch` (a typo) would search an empty set and answer "tier 4, no sources" as
+        if the memory were empty: a usage error names it instead.
         """
         folder = normalise_scope(scope)
         if folder is not None and self.index.note_count(folder) == 0:
