@@ -21,8 +21,8 @@ class NoteRecord(NamedTuple):
     """One indexed note.
 
     A named tuple, not a frozen dataclass: a start-up makes one per note, and a frozen
-    dataclass's `__init__` (a `object.__setattr__` per field) took 0.5 s of a 100,000-note
-    warm start; a tuple is made in a tenth of that and is as immutable.
+    dataclass's `__init__` (a `object.__setattr__` per field) is many times slower to run; a
+    tuple is as immutable.
     """
 
     nid: int

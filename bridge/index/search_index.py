@@ -179,9 +179,9 @@ class SearchIndex:
     def all_records(self) -> list[NoteRecord]:
         """Every note's record as of the last commit, from memory.
 
-        The graph, the tree and the guide want them all; reading them from the manifest file
-        took 0.75 s at 100,000 notes, after every write. Taken under the index lock: a commit
-        updates them in place.
+        The graph, the tree and the guide want them all, after every write, and reading them
+        from the manifest file would be slow on a large vault. Taken under the index lock: a
+        commit updates them in place.
         """
         with self._lock:
             return list(self._catalog.records.values())
@@ -221,7 +221,7 @@ class SearchIndex:
             # else: only what is not indexed changed (a `status` the decay job wrote, an
             # `updated` stamp): the manifest record is enough. Replacing the documents would
             # leave deleted copies that tantivy keeps counting in its BM25 statistics until a
-            # merge (measured: LoCoMo recall fell 3 points after two decay runs).
+            # merge, and every decay run would move the ranking.
             updated = note.frontmatter.get("updated")
             if not isinstance(note.dialect, Obsidian):
                 # Dendron's epoch milliseconds, Logseq's `updated::`: as a time the
@@ -353,9 +353,9 @@ class SearchIndex:
         sections, and those of them that are turns of `speaker` (a transcript's participant,
         lower case).
 
-        Trigger: a question naming one speaker boosts that speaker's turns. Why: finding them
-        with a second search filtered by speaker cost a fifth of a LoCoMo query. Outcome: each
-        turn carries its speaker as a fast field, read for the hits this search found.
+        A question naming one speaker boosts that speaker's turns; rather than a second search
+        filtered by speaker, each turn carries its speaker as a fast field, read for the hits
+        this search found.
         """
         return self._now.block_scores(terms, limit, scope, speaker)
 

@@ -96,8 +96,9 @@ class Snapshot:
         """Hits as `{(note id, ordinal): score}` with each block's words, built at C speed;
         with `flags`, the Relations / Raw Concept blocks, and with a `speaker`, their turns.
 
-        The ranking needs only these maps; building up to 1,200 `Hit` tuples a query cost more
-        than tantivy's own search. The words (a fast field) let packing run on the hits alone.
+        The ranking needs only these maps; building a `Hit` tuple per hit, hundreds a query,
+        would cost more than tantivy's own search. The words (a fast field) let packing run on
+        the hits alone.
         """
         searcher = self.searchers[kind]
         # `hits` is a new list of tuples on each access: 400 of them cost as much as the

@@ -82,10 +82,9 @@ class TermStatistics:
         """For each of `fields`, which of `words` each note at `paths` holds there: a bit mask
         of their positions (bit i: `words[i]`), for the notes holding at least one.
 
-        One search per `_BITS` (field, word) pairs, not one per pair (a search per word was
-        7 ms of a 23 ms hybrid query on the Obsidian Hub vault): pair j of a group scores
-        exactly 2**j when a note holds it, so a note's summed score spells which pairs it
-        holds (f32 is exact to 2**24).
+        One search per `_BITS` (field, word) pairs, not one per pair (a search per word would
+        be a large part of a query): pair j of a group scores exactly 2**j when a note holds
+        it, so a note's summed score spells which pairs it holds (f32 is exact to 2**24).
         """
         out: dict[str, dict[int, int]] = {field: {} for field in fields}
         if not words or not paths:
