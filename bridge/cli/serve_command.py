@@ -45,10 +45,10 @@ def serve(
 ) -> None:
     """Run the bridge in the foreground: live index, daily decay, HTTP API (Ctrl-C stops)."""
     settings = settings_for(vault, state_dir, host=host, port=port)
-    # Trigger: a SIGTERM just after start killed serve outright (exit -15): opening the index
-    # starts tantivy's threads, and a thread that does not block the signal takes its default
-    # action. Outcome: the stop signals are blocked before anything starts a thread, so every
-    # thread inherits the mask and a stop during start-up is a clean stop once it is done.
+    # Opening the index starts tantivy's threads, and a thread that does not block SIGTERM
+    # takes its default action (serve killed outright). So the stop signals are blocked
+    # before anything starts a thread: every thread inherits the mask, and a stop during
+    # start-up is a clean stop once it is done.
     # Then, first of all: a second serve must touch nothing (not the index, not bridge.json).
     with StopSignals() as stop, contextlib.ExitStack() as held:
         try:
@@ -125,7 +125,7 @@ def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> No
     )
     tasks = TaskRunner()
     # Full collections from a thread, never started by an answer's allocations
-    # (`bridge.collector`: they had held every answer up for 100-400 ms).
+    # (`bridge.collector`: one holds every answer in flight).
     collections = ScheduledCollections()
     server: BackgroundServer | None = None
     progress: EmbeddingProgress | None = None

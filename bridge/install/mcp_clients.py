@@ -136,7 +136,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _finite(text: str) -> float:
     """A JSON number as Python reads it, refused when a client's reader could not read it back.
 
-    Trigger: `1e400` was read as infinity and written back as `Infinity`, which Node's
+    `1e400` would be read as infinity and written back as `Infinity`, which Node's
     `JSON.parse` refuses: the client could no longer read its own file.
     """
     value = float(text)
@@ -173,7 +173,7 @@ def read_config(target: Target) -> ConfigFile:
             parse_constant=_no_constant,
         )
     except RecursionError:
-        # 100,000 nested brackets ended in a traceback; no client writes such a file.
+        # Deeply nested brackets: a clear refusal, not a traceback; no client writes them.
         raise ConfigFileError(
             f"{path}: nested too deeply to be a client's settings; nothing was changed"
         ) from None

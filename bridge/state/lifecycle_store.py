@@ -208,9 +208,8 @@ class LifecycleStore:
         The decay job calls this for every note, then writes `status` where the returned
         maturity differs from it and confirms each write with `confirm_status`. One
         transaction a batch of notes (`_OBSERVED`), each note's read and write in one: the
-        connection is shared, and one transaction for the whole vault held every question
-        reading lifecycle facts until it ended (10,000 notes: ~200 ms; docs/benchmarks.md,
-        "Answers while the decay job runs").
+        connection is shared, and one transaction for the whole vault would hold every
+        question reading lifecycle facts until it ended.
         """
         wanted = {path: (status, updated) for path, status, updated in items}
         views: dict[str, LifecycleView] = {}
