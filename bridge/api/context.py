@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 from fastapi import Request
 
+from bridge.api.events import EventBus
 from bridge.api.graph import GraphCache
-from bridge.events import EventBus
 from bridge.runtime import Bridge
 
 T = TypeVar("T")

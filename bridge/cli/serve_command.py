@@ -11,13 +11,13 @@ from typing import Annotated
 
 import typer
 
+from bridge.api.events import EventBus
 from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
 from bridge.cli.embedding_progress import EmbeddingProgress
 from bridge.cli.stop_signals import StopSignals
 from bridge.collector import ScheduledCollections
-from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
