@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.locomo import BUDGETS, Question, Setup, imported, recall, summarise
+from bench.locomo_common import BUDGETS, Question, Setup, imported, recall, summarise
 from bridge.query.engine import QueryEngine
 from bridge.query.models import QueryResult
 from bridge.runtime import Bridge

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console
 from rich.table import Table
 
-from bench.locomo import CATEGORIES
+from bench.locomo_common import CATEGORIES
 from bridge.importer.service import import_transcripts
 from bridge.importer.transcript import parse_transcripts
 from bridge.llm.client import LLMClient, LLMConfig, LLMError

@@ -23,7 +23,7 @@ from pathlib import Path
 # `bench.locomo` from this checkout; `bridge` from PYTHONPATH when given (an older checkout).
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-from bench.locomo import imported, load
+from bench.locomo_common import imported, load
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import StatusOnlyLifecycle
 

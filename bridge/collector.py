@@ -1,20 +1,14 @@
 """Python's full garbage collections on a schedule while a long-running bridge answers.
 
-Trigger: `serve` at 50 fresh questions a second (10,000 generated notes, no writers) answered
-in 7 ms at its p50 and 15 ms at its p99 inside the engine, yet the client's p99 was 183 ms.
-Every 5-6 s a full (generation 2) collection held the interpreter for 100-400 ms, growing
-with the caches (an answer cache, excerpts, block texts: ~200,000 tracked objects after
-1,500 questions, about 1 microsecond each to walk) and collecting almost nothing; every
-request in flight waited for it. CPython starts one whenever enough objects have survived
-into the oldest generation since the last, and each answer leaves long-lived objects behind
-in the caches' churn, so under a steady stream of questions they came every few seconds.
+A full (generation 2) collection walks every live object, and the caches of a bridge that
+answers (answers, excerpts, block texts) hold many; it collects almost nothing, and every
+request in flight waits for it. CPython starts one whenever enough objects have survived into
+the oldest generation since the last, and each answer leaves long-lived objects behind in the
+caches' churn, so under a steady stream of questions one would come every few seconds.
 
-Why a schedule: the young generations stay automatic (they are quick and collect the
-short-lived cycles of a request); only the full collection, which has to walk every live
-object, runs from a thread of its own once a period. Cycles that outlive the young
-generations are still freed, a period later. Outcome, measured with the bench's settings
-(docs/benchmarks.md, "Full collections on a schedule"): client p99 183 -> 23 ms at 50
-questions a second without writers.
+So the young generations stay automatic (they are quick and collect the short-lived cycles
+of a request), and only the full collection runs, from a thread of its own, once a period.
+Cycles that outlive the young generations are still freed, a period later.
 """
 
 from __future__ import annotations

@@ -37,10 +37,11 @@ from bridge.overviews.service import OverviewsReport, refresh_after_batch, write
 from bridge.query.engine import EngineParams, QueryEngine
 from bridge.query.lifecycle import StateLifecycle
 from bridge.semantic.duplicates import nearest_copy
-from bridge.semantic.factory import open_semantic
+from bridge.semantic.factory import EmbedConfig, open_semantic
+from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
-from bridge.settings import Settings
+from bridge.settings import Settings, user_cache_dir
 from bridge.state.lifecycle_store import LifecycleStore, open_lifecycle
 from bridge.state.private import private_dir
 from bridge.vault.journal import WriteJournal
@@ -247,6 +248,26 @@ def engine_params(settings: Settings) -> EngineParams:
     )
 
 
+def embed_config(settings: Settings) -> EmbedConfig:
+    """The dense channel's `embed_*` settings, its vectors' folder and the user's cache dir."""
+    key_env = settings.embed_api_key_env
+    return EmbedConfig(
+        model=settings.embed_model,
+        folder=settings.state_path / "semantic",
+        cache_dir=user_cache_dir(),
+        languages=settings.embed_languages,
+        threads=settings.embed_threads,
+        int8_kernels=settings.embed_int8_kernels,
+        fastembed_cache=settings.embed_cache_dir,
+        model_path=settings.embed_model_path,
+        api_base=settings.embed_api_base,
+        api_key=(os.environ.get(key_env) or None) if key_env else None,
+        timeout_seconds=settings.llm_timeout_seconds,
+        passage_words=settings.embed_passage_words,
+        passages_per_note=settings.embed_passages_per_note,
+    )
+
+
 def llm_client(settings: Settings) -> LLMClient | None:
     """The LLM client of the `llm_*` settings; None when no model is configured."""
     if not settings.llm_model:
@@ -281,10 +302,17 @@ def open_bridge(settings: Settings) -> Bridge:
     )
     state = private_dir(settings.state_path)
     index = SearchIndex(state / "index", reading=describe(dialect))
-    lifecycle = open_lifecycle(settings)
-    semantic = open_semantic(settings, index, store)
+    lifecycle = open_lifecycle(
+        settings.state_path, settings.status_mapping, settings.lifecycle_params
+    )
+    semantic = open_semantic(embed_config(settings), index, store)
     params = engine_params(settings)
-    engine = QueryEngine(index, StateLifecycle(lifecycle), params, dense=semantic)
+    # The questions' own detector on the model unpacked once per machine: loaded by the
+    # first question that needs it, apart from the dense channel's.
+    detector = LanguageDetector(user_cache_dir())
+    engine = QueryEngine(
+        index, StateLifecycle(lifecycle), params, dense=semantic, detector=detector
+    )
     client = llm_client(settings)
     if client is not None:
         # Tiers 3-4; the tools search through the same engine, hence attached after creation.

@@ -158,10 +158,6 @@ class Settings(BaseSettings):
         return IgnoreRules(tuple(self.exclude), tool_files(dialect), note_roots(dialect))
 
     @property
-    def ignore_rules(self) -> IgnoreRules:
-        return self.ignore_rules_for(self.vault_dialect)
-
-    @property
     def status_mapping(self) -> StatusMapping:
         return StatusMapping(self.status_names)
 
@@ -240,8 +236,8 @@ class Settings(BaseSettings):
     rank_recency_weight: float = Field(default=0.6, ge=0)
     rank_maturity_weight: float = Field(default=0.2, ge=0)
     rank_lifecycle_tolerance: float = Field(default=0.05, ge=0, le=1)
-    # At least 1 (1: no boost): below it the named speaker's own turns sink, and 0 wiped them
-    # from every answer (LoCoMo dev recall @500: 9.4%, lexical-only 13.4%).
+    # At least 1 (1: no boost): below it the named speaker's own turns sink, and 0 would wipe
+    # them from every answer.
     rank_speaker_boost: float = Field(default=1.6, ge=1)
     tier_direct_confidence: float | None = Field(
         default=None,
@@ -302,8 +298,8 @@ class Settings(BaseSettings):
     )
     embed_int8_kernels: bool = Field(
         default=False,
-        description="Run the bundled model on integer kernels: half its memory and time per "
-        "question, vectors slightly moved (recall a little lower; docs/benchmarks.md).",
+        description="Run the bundled model on integer kernels: less memory and time per "
+        "question, vectors slightly moved (the ranking with them; bench/embed_graphs.py).",
     )
     embed_passage_words: int = Field(default=160, ge=10, le=2000)
     embed_passages_per_note: int = Field(default=32, ge=1, le=10_000)
@@ -343,7 +339,7 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     llm_budget_seconds: float = Field(default=300.0, gt=0, le=36_000)
     # An answer is awaited by a person (or an agent's turn): a hung provider must not hold it
-    # for minutes (3 tries of 60 s held a query 206 s). A curation runs as a task.
+    # for minutes, as retries of a long timeout would. A curation runs as a task.
     llm_query_budget_seconds: float = Field(default=20.0, gt=0, le=3600)
     llm_retries: int = Field(default=2, ge=0, le=10)
     llm_correction_rounds: int = Field(default=3, ge=0, le=10)

@@ -130,6 +130,20 @@ def test_only_the_faces_open_the_wiring() -> None:
     assert wrong == set(), f"these import bridge.runtime but are no face {FACES}"
 
 
+def test_the_rooms_below_the_wiring_get_their_settings_passed_in() -> None:
+    """Only the faces and the wiring read `bridge.settings`: the dense channel, the state, the
+    installers and the open-vault port get the values they need from them."""
+    wiring = ("bridge.runtime", "bridge.settings")
+    wrong = {
+        name
+        for name, targets in import_graph().items()
+        if "bridge.settings" in targets
+        and name not in wiring
+        and not any(_is_under(name, face) for face in FACES)
+    }
+    assert wrong == set(), "these import bridge.settings but are no face and not the wiring"
+
+
 # -- docs/architecture.md's table --------------------------------------------------------------
 
 ARCHITECTURE = ROOT / "docs" / "architecture.md"

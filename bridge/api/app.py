@@ -16,11 +16,11 @@ from bridge.api import (
     routes_similar,
 )
 from bridge.api.context import ApiContext
+from bridge.api.events import EventBus
 from bridge.api.graph import GraphCache
 from bridge.api.models import error_responses
 from bridge.api.security import ALLOWED_ORIGINS, DEFAULT_MAX_BODY, GuardMiddleware
 from bridge.core.dialect import pages_by_reference
-from bridge.events import EventBus
 from bridge.runtime import Bridge
 
 

@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 from fastapi import Request
 
+from bridge.api.events import EventBus
 from bridge.api.graph import GraphCache
-from bridge.events import EventBus
 from bridge.runtime import Bridge
 
 T = TypeVar("T")
@@ -33,15 +33,13 @@ class ApiContext:
     async def answer(self, work: Callable[..., T], *args: Any) -> T:
         """Run a question's work on the answer threads, off the event loop.
 
-        Trigger: an answer is milliseconds of CPU, and with the dense channel several of
-        them outside the GIL (tantivy's searches, the encoder, numpy). Why: on the event loop
-        it held up every other request (status, the event stream, curation, accepting
-        connections) and used one core; in Starlette's pool of 40 threads, dozens of answers
-        convoyed on the GIL (520 answers/s at 5 clients fell to 133 at 50, measured before).
-        Outcome: a pool of its own, one thread by default (`answer_threads`): questions queue
-        for it in arrival order and the loop stays free. Two threads were slower at 100
-        questions/s on 2 cores (16 against 7 ms of server time an answer: the Python parts
-        contend for the GIL); docs/benchmarks.md, "Answers off the event loop".
+        An answer is milliseconds of CPU, with the dense channel partly outside the GIL
+        (tantivy's searches, the encoder, numpy). On the event loop it would hold up every
+        other request (status, the event stream, curation, accepting connections); in
+        Starlette's pool of 40 threads, dozens of answers would convoy on the GIL. So a pool of
+        its own, one thread by default (`answer_threads`): questions queue for it in arrival
+        order and the loop stays free. More threads do not help on a small machine: the Python
+        parts of the answers contend for the GIL.
         """
         if self._answers is None:
             self._answers = ThreadPoolExecutor(self.answer_threads, thread_name_prefix="answer")

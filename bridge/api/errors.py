@@ -72,10 +72,10 @@ def internal_message(exc: BaseException) -> str:
 class CrashGuard:
     """Innermost middleware: an exception no route turned into an answer becomes a 500.
 
-    Trigger: Starlette answers an unhandled exception and then raises it again for the server
-    to log. Why: uvicorn then dropped the keep-alive connection, so the client's next request
-    was reset. Outcome: the traceback is logged here and the request ends normally; only an
-    exception after the answer started (a stream) is left to the server.
+    Starlette answers an unhandled exception and then raises it again for the server to log,
+    and uvicorn then drops the keep-alive connection, so the client's next request is reset.
+    So the traceback is logged here and the request ends normally; only an exception after
+    the answer started (a stream) is left to the server.
     """
 
     def __init__(self, app: ASGIApp) -> None:

@@ -1,9 +1,9 @@
 """A bound on a request's head (request line and headers), which uvicorn's fast parser lacks.
 
-Trigger: a 300 MB header took the bridge 6 minutes and 330 MB of memory, as httptools keeps a
-header until it is complete. Outcome: once the head of a request passes `MAX_HEAD_BYTES`
-before it is complete, the bridge answers 431 and closes the connection; with the pure-Python
-parser (h11, when httptools is missing) its own limit says the same.
+httptools keeps a header until it is complete, so one huge header holds the bridge's time and
+memory for as long as it is sent. Once the head of a request passes `MAX_HEAD_BYTES` before
+it is complete, the bridge answers 431 and closes the connection; with the pure-Python parser
+(h11, when httptools is missing) its own limit says the same.
 """
 
 from __future__ import annotations

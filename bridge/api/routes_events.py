@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from bridge.api.context import ApiContext
+from bridge.api.events import Event
 from bridge.api.models import error_responses
-from bridge.events import Event
 
 router = APIRouter(prefix="/v1", responses=error_responses(401))
 HEARTBEAT_S = 15.0

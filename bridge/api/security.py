@@ -1,7 +1,16 @@
 """Who may talk to the bridge: bearer token, loopback Host, known Origins, bounded bodies.
 
-Pure ASGI middleware (no per-request task switching) so the checks cost microseconds. Every
-refusal is the same JSON error shape as the routes use.
+One pure ASGI middleware in front of every path, routes or not, so each refusal comes before
+routing, in the routes' JSON error shape. Which part does what:
+
+- Host: `host_is_loopback` (one Host header, a loopback address or `localhost`);
+- Origin: `ALLOWED_ORIGINS` refuses other origins; the CORS headers themselves are Starlette's
+  `CORSMiddleware` (`bridge/api/app.py`);
+- token: the `Authorization` header read by FastAPI's `get_authorization_scheme_param`,
+  compared in constant time; never in the URL;
+- body: its size, from `Content-Length` or counted while a chunked body is read (neither
+  Starlette nor FastAPI bounds a body); the request's head is bounded by the server
+  (`bridge/api/http_limits.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +24,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
+
+from fastapi.security.utils import get_authorization_scheme_param
 
 from bridge.state.private import private_dir
 
@@ -79,6 +90,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+# Not Starlette's TrustedHostMiddleware: it lists names (no 127.0.0.0/8) and answers plain text.
 def host_is_loopback(host_header: str | None) -> bool:
     """True for `127.0.0.1:27182`, `localhost`, `[::1]:80`...: DNS rebinding gets a foreign name.
 
@@ -120,6 +132,7 @@ def _header_count(scope: Scope, name: bytes) -> int:
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 
 
+# Not FastAPI's HTTPBearer: a route dependency guards only routes that exist, in its own shape.
 class GuardMiddleware:
     """Host, Origin, token and body-size checks in front of the whole app."""
 
@@ -194,11 +207,10 @@ class GuardMiddleware:
         await self.app(scope, _replay(buffered, receive), send)
 
     def _authorised(self, scope: Scope) -> bool:
-        value = _header(scope, b"authorization") or ""
-        scheme, _, credential = value.partition(" ")
+        scheme, credential = get_authorization_scheme_param(_header(scope, b"authorization"))
         if scheme.lower() != "bearer":
             return False
-        return hmac.compare_digest(credential.strip().encode(), self.token)
+        return hmac.compare_digest(credential.encode(), self.token)
 
 
 def _replay(messages: list[Message], receive: Receive) -> Receive:

@@ -72,8 +72,8 @@ class PortBusyError(RuntimeError):
 def bind_listener(host: str, port: int, holder: str = "") -> socket.socket:
     """The API's socket, bound (not yet listening) before the bridge opens anything.
 
-    Trigger: a second `serve` (another vault) indexed 6,280 notes for 3.5 minutes and only
-    then found its port taken. Outcome: the port is taken first; uvicorn gets this socket.
+    Taken first, so a second `serve` (another vault) finds its port busy before it spends
+    minutes indexing; uvicorn gets this socket.
     `holder` is what to say when it is busy (who listens there), else a guess is made.
     """
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]

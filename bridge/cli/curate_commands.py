@@ -234,9 +234,8 @@ def curate(
 def _start_remote_curation(remote: RemoteBridge, content: str, author: str) -> dict[str, Any]:
     """Hand the content to the running bridge; its `no_llm` refusal is told as without `serve`.
 
-    Trigger: `serve` has no LLM. Why: its API message names HTTP routes, and a CLI user had
-    been told about `POST /v1/curate/prompt` instead of `curate --prompt`. Outcome: the same
-    message and exit 2 as the CLI gives alone.
+    When `serve` has no LLM, its API message names HTTP routes (`POST /v1/curate/prompt`),
+    not `curate --prompt`: a CLI user gets the same message and exit 2 as the CLI gives alone.
     """
     response = remote.request("POST", "/v1/curate", json={"content": content, "author": author})
     if response.status_code >= 400:

@@ -1,10 +1,9 @@
 """`serve`'s lines about embedding the vault: what it does, how far it got, how long is left,
 and when it is ready.
 
-Trigger: on a first start, `serve`'s terminal never said "embedding" or "ready" while the dense
-channel worked through 6,280 notes for minutes. Outcome: a line when it starts, one every
-`every` seconds (plain lines, so a service's log reads them as well as a terminal), and
-`embedding: ready` the moment the last note is embedded.
+On a first start the dense channel works through the vault for minutes, and a silent terminal
+looks stuck: a line when it starts, one every `every` seconds (plain lines, so a service's log
+reads them as well as a terminal), and `embedding: ready` the moment the last note is embedded.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from bridge.install import service_files, service_manager, service_spec
 from bridge.install.executable import Platform, current_platform, installed_command
 from bridge.install.files import write_atomic
 from bridge.install.service_manager import command_line, manager
-from bridge.install.service_spec import ServiceSpec
+from bridge.install.service_spec import ServedVault, ServiceSpec
 from bridge.mcp.backend import running_bridge
 from bridge.settings import APP_NAME, Settings
 from bridge.state.private import private_dir
@@ -54,6 +54,13 @@ PrintPlatformOpt = Annotated[
 ]
 # Passed to the client or service as flags; every other VAULT_BRIDGE_* variable stays behind.
 FORWARDED = {"VAULT_BRIDGE_VAULT", "VAULT_BRIDGE_STATE_DIR"}
+
+
+def _served(settings: Settings) -> ServedVault:
+    """The vault a service or client entry serves, and its state dir when one was given."""
+    return ServedVault(
+        settings.vault_path, settings.vault_id, settings.state_path, settings.state_dir is not None
+    )
 
 
 def _settings(vault: Path | None, state_dir: Path | None) -> Settings:
@@ -128,7 +135,7 @@ def mcp_config(
         target = mcp.target(client, scope, platform or current_platform(), project or Path.cwd())
     except mcp.ConfigFileError as exc:
         raise fail(str(exc)) from exc
-    argv = mcp.mcp_argv(settings, installed_command())
+    argv = mcp.mcp_argv(_served(settings), installed_command())
     entry = mcp.server_entry(client, argv)
     try:
         servers = mcp.read_config(target).servers(target.key)
@@ -137,7 +144,7 @@ def mcp_config(
             raise fail(str(exc)) from exc
         _warn(str(exc))
         servers = {}
-    chosen = mcp.choose_name(servers, settings, name)
+    chosen = mcp.choose_name(servers, _served(settings), name)
     outcome: mcp.Outcome | None = None
     if write:
         try:
@@ -207,7 +214,7 @@ def _spec(
 ) -> tuple[Platform, ServiceSpec, Path]:
     """The platform asked for (else this machine's), its service description and file."""
     plat = platform or current_platform()
-    spec = service_spec.service_spec(settings, installed_command(), plat, port)
+    spec = service_spec.service_spec(_served(settings), installed_command(), plat, port)
     return plat, spec, service_files.service_file(spec, plat)
 
 

@@ -40,7 +40,9 @@ from bridge.vault.store import NoteError
 def _lifecycle(settings: Settings) -> Iterator[LifecycleStore]:
     """The lifecycle store on the vault's state database, closed afterwards."""
     try:
-        store = open_lifecycle(settings)
+        store = open_lifecycle(
+            settings.state_path, settings.status_mapping, settings.lifecycle_params
+        )
     except StateDBError as exc:
         raise fail(str(exc)) from exc
     with store.db:

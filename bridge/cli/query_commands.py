@@ -69,8 +69,8 @@ def opened(settings: Settings, show_progress: bool, vectors: bool = True) -> Ite
     """The bridge with its index brought up to date with the files, closed afterwards.
 
     `vectors`: load the stored vectors for the dense channel (no embedding). `reindex` says
-    False and embeds them itself: loading first took every note off the channel's queue, so
-    on a fresh state dir it embedded nothing.
+    False and embeds them itself: loading first would take every note off the channel's
+    queue, and on a fresh state dir it would embed nothing.
     """
     # The engine's modules load here, not with the CLI: a command `serve` answers needs none.
     from bridge.index.search_index import IndexBusyError

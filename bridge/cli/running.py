@@ -76,9 +76,9 @@ class RemoteBridge:
 def request_body(doc: Mapping[str, Any], what: str) -> bytes:
     """`doc` as the JSON body a running bridge gets; refused here when the API could not take it.
 
-    Trigger: the API refuses a body over its limit (413). Why: a file that worked alone then
-    failed only because `serve` ran. Outcome: every command checks its document with this,
-    with or without a running bridge, so both accept the same files. Encoded as httpx would.
+    The API refuses a body over its limit (413), so a file that works alone would fail only
+    because `serve` runs: every command checks its document with this, with or without a
+    running bridge, so both accept the same files. Encoded as httpx would.
     """
     try:
         body = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -11,21 +11,21 @@ from typing import Annotated
 
 import typer
 
+from bridge.api.events import EventBus
 from bridge.api.security import host_is_loopback, load_or_create_token
 from bridge.api.tasks import TaskRunner
 from bridge.cli.app import StateDirOpt, VaultOpt, app, console, err_console, fail, settings_for
 from bridge.cli.embedding_progress import EmbeddingProgress
 from bridge.cli.stop_signals import StopSignals
 from bridge.collector import ScheduledCollections
-from bridge.events import EventBus
 from bridge.index.search_index import IndexBusyError
 from bridge.lifecycle.scheduler import DecayScheduler
 from bridge.llm.answerer import LLMAnswerer
-from bridge.priority import lower_thread_priority
 from bridge.runtime import Bridge, open_bridge
 from bridge.settings import APP_NAME, Settings
 from bridge.state.db import StateDBError
 from bridge.state.vault_lock import VaultBusyError, bridge_on_port, serve_pid_file, vault_lock
+from bridge.thread_priority import lower_thread_priority
 from bridge.vault.store import VaultError
 from bridge.watch import LiveVault, WatchError
 
@@ -45,10 +45,10 @@ def serve(
 ) -> None:
     """Run the bridge in the foreground: live index, daily decay, HTTP API (Ctrl-C stops)."""
     settings = settings_for(vault, state_dir, host=host, port=port)
-    # Trigger: a SIGTERM just after start killed serve outright (exit -15): opening the index
-    # starts tantivy's threads, and a thread that does not block the signal takes its default
-    # action. Outcome: the stop signals are blocked before anything starts a thread, so every
-    # thread inherits the mask and a stop during start-up is a clean stop once it is done.
+    # Opening the index starts tantivy's threads, and a thread that does not block SIGTERM
+    # takes its default action (serve killed outright). So the stop signals are blocked
+    # before anything starts a thread: every thread inherits the mask, and a stop during
+    # start-up is a clean stop once it is done.
     # Then, first of all: a second serve must touch nothing (not the index, not bridge.json).
     with StopSignals() as stop, contextlib.ExitStack() as held:
         try:
@@ -125,7 +125,7 @@ def _serve(settings: Settings, stop: StopSignals, listener: socket.socket) -> No
     )
     tasks = TaskRunner()
     # Full collections from a thread, never started by an answer's allocations
-    # (`bridge.collector`: they had held every answer up for 100-400 ms).
+    # (`bridge.collector`: one holds every answer in flight).
     collections = ScheduledCollections()
     server: BackgroundServer | None = None
     progress: EmbeddingProgress | None = None

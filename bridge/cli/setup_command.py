@@ -85,10 +85,10 @@ class Target:
 def _target(settings: Settings, *, create: bool) -> Target:
     """The running `serve`'s URL and token (its `bridge.json`), else the configured address.
 
-    Trigger: `serve --port 27199` runs while the settings say 27182. Why: set-up wrote the
-    settings' address, so the plugin called a port nobody listened on. Outcome: a running
-    bridge's discovery file wins; without one the configured address is written and the
-    report says the bridge is not running.
+    `serve --port 27199` may run while the settings say 27182, and the settings' address
+    would send the plugin to a port nobody listens on: a running bridge's discovery file
+    wins; without one the configured address is written and the report says the bridge is
+    not running.
     """
     found = running_bridge(settings)
     if found is not None:
@@ -188,8 +188,8 @@ def setup(
                 "the link, or run set-up again with --follow-symlinks to write through it."
             )
         ) from exc
-    # Trigger: a second `setup` with nothing to change read all 6,280 notes again (23 s) to
-    # count them. Outcome: the notes are read only when set-up changes something.
+    # The notes are read (to count them) only when set-up changes something: a second
+    # `setup` with nothing to change returns at once.
     report: VaultReport | None = None
     if plan.writes:
         with console.status("Reading the vault's notes...", spinner="dots"):

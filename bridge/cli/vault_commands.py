@@ -28,6 +28,7 @@ from bridge.core.dialect import describe
 from bridge.install.template import copy_template, template_dir
 from bridge.install.vault_links import OutsideVaultError
 from bridge.obsidian_plugin import install_plugin
+from bridge.runtime import embed_config
 from bridge.semantic.factory import stored_status
 from bridge.settings import Settings
 from bridge.vault.scan import VaultReport, scan_vault
@@ -115,7 +116,7 @@ def _semantic(settings: Settings) -> dict[str, Any]:
     if remote is not None:
         answer: dict[str, Any] = remote.call("GET", "/v1/status")
         return dict(answer.get("semantic") or {"state": "off"})
-    return stored_status(settings)
+    return stored_status(embed_config(settings))
 
 
 @app.command()

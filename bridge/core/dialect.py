@@ -21,7 +21,6 @@ from bridge.core.logseq_dates import format_date, parse_date
 from bridge.core.paths import NOTE_SUFFIX, link_target, parent, stem
 
 DialectName = Literal["obsidian", "logseq", "dendron", "foam"]
-DIALECT_NAMES: tuple[DialectName, ...] = ("obsidian", "logseq", "dendron", "foam")
 
 
 @dataclass(frozen=True)

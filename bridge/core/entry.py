@@ -74,9 +74,6 @@ class Relation:
     heading: str | None = None
     block: str | None = None
 
-    def wikilink(self) -> str:
-        return WikiLink(self.target, self.heading, self.block, self.alias).render()
-
 
 @dataclass(frozen=True)
 class RawConcept:
@@ -304,7 +301,7 @@ def read_note_properties(path: str, text: str, dialect: Dialect = OBSIDIAN) -> P
     have (they all come from here). Never raises.
 
     Why apart: the decay job needs each note's status, `updated` and whether it may be
-    written, nothing of its Markdown; parsing all of it was half of a 100,000-note run.
+    written, nothing of its Markdown, and parsing the Markdown of every note is most of it.
 
     A Logseq page's `key:: value` page properties join its YAML frontmatter, if it has any
     (Logseq reads both); the body then starts after them.

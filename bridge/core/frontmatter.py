@@ -186,6 +186,7 @@ def split(text: str) -> Split:
 
 # The simple frontmatter most notes have: `key: value` lines whose values are plain scalars or
 # one-line lists of them. Read without the YAML parser (see `_load_simple`).
+# By hand ahead of PyYAML (python-frontmatter's loader): its parser is a note's costliest step.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _SIMPLE_MAX_CHARS = 8192
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -234,11 +235,10 @@ def _scalar(text: str) -> Any:
 def _load_simple(yaml_text: str) -> dict[Any, Any] | None:
     """The mapping of frontmatter made only of simple lines, or None for anything else.
 
-    Trigger: every note read (start-up reads all of them). Why: PyYAML's loader took half of
-    the parsing time of a note, for `title: x` lines. Outcome: lines `key: plain scalar`,
-    `key: [plain, plain]` and `key:` are read here, with YAML's rules for what a plain scalar
-    means; one line of any other shape (quotes, comments, nesting, continuation lines, `\r`)
-    and the whole block goes to the YAML parser, as before.
+    Lines `key: plain scalar`, `key: [plain, plain]` and `key:` are read here, each value typed
+    by YAML's own resolver and constructors, so the mapping is the parser's; one line of any
+    other shape (quotes, comments, nesting, continuation lines, `\r`) and the whole block goes
+    to the YAML parser.
     """
     if len(yaml_text) > _SIMPLE_MAX_CHARS:
         return None
@@ -284,9 +284,8 @@ _UNCLOSED = {
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """` at line N: what is wrong`, N a 1-based file line (the opening `---` is line 1).
 
-    Trigger: an unclosed `[`, `{` or quote. Why: YAML notices only at the end of the text, so
-    the error pointed at the closing `---`, not the line to fix. Outcome: the line where the
-    unclosed thing starts, named.
+    For an unclosed `[`, `{` or quote, YAML notices only at the end of the text and points at
+    the closing `---`, not the line to fix: the line where the unclosed thing starts is named.
     """
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     mark = getattr(exc, "problem_mark", None)
@@ -323,8 +322,8 @@ def _written_plain(text: str, in_list: bool) -> bool:
     """True when `text` reads back as itself written without quotes (in a `[a, b]` list item
     when `in_list`): the reader's own rule (`_plain`), and YAML's reading of it checked.
 
-    Trigger: only letters, digits and `_ ./+:@-` were written plain, so an UPDATE quoted a
-    summary such as `Tokens expire after 24 h; refresh tokens after 30 days.`
+    So a summary such as `Tokens expire after 24 h; refresh tokens after 30 days.` is written
+    as a person would, without quotes.
     """
     if not text or text != text.strip() or not _plain(text, flow=in_list):
         return False

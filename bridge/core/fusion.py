@@ -10,13 +10,12 @@ is its best passage's. When the word budget is filled, both channels add:
 (`bridge.core.ranker`).
 
 Not reciprocal-rank fusion: RRF gives the top of each list the same weight whatever the gap,
-which buried an exact lexical hit under a vague dense one in basic-memory#577; measured here
-too (docs/benchmarks.md, "Semantic channel").
+which buries an exact lexical hit under a vague dense one (basic-memory#577).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -55,14 +54,11 @@ def passage_relevance(hits: Sequence[PassageHit]) -> list[float]:
     return [(h.score - floor) / span for h in hits]
 
 
-def dense_parts(
-    hits: Sequence[PassageHit], blocks_of: Mapping[int, Iterable[int]] | None = None
-) -> tuple[dict[BlockKey, float], dict[int, float]]:
+def dense_parts(hits: Sequence[PassageHit]) -> tuple[dict[BlockKey, float], dict[int, float]]:
     """(block -> dense part, note -> dense part) from the dense hits.
 
-    A passage's part goes to every block of its span (`blocks_of`, when given, lists a note's
-    blocks that exist, so a span over metadata blocks can skip them); a block in two hits
-    (it cannot be, passages do not overlap) would keep the better part.
+    A passage's part goes to every block of its span; a block in two hits (it cannot be,
+    passages do not overlap) would keep the better part.
     """
     blocks: dict[BlockKey, float] = {}
     notes: dict[int, float] = {}
@@ -81,10 +77,10 @@ def language_factors(
 ) -> dict[int, float]:
     """Notes in another language than the question's, when some are in its language: x`factor`.
 
-    Trigger: on a vault in 30 languages a Chinese page outranked the English one for an
-    English question. Why only when some candidate is in the question's language: a question
-    about a page that exists only in German still gets the German page. Notes of unknown
-    language are never demoted.
+    On a vault in many languages a page in another language can otherwise outrank the one in
+    the question's. Only when some candidate is in the question's language: a question about
+    a page that exists only in German still gets the German page. Notes of unknown language
+    are never demoted.
     """
     if question is None or factor >= 1.0:
         return {}
@@ -99,11 +95,11 @@ def copy_factors(
     """Untranslated copies after the pages they copy, when the question's language is unknown.
 
     A copy is a note whose edition (its language folder) is not the language its text is in:
-    `fr/Obsidian Sync/Version history.md` in English. Trigger: a short question ("backup
-    vault", "Canvas") is in no language a detector can be sure of, so no note is demoted for
-    its language, and a copy tied with, or beat, the English page it copies (a shorter, older
-    version scores higher). Why: the page it copies is the original, wherever the asker reads.
-    Outcome: copies x`factor`, when some candidate is not one.
+    `fr/Obsidian Sync/Version history.md` in English. A short question ("backup vault",
+    "Canvas") is in no language a detector can be sure of, so no note is demoted for its
+    language, and a copy can tie with, or beat, the page it copies (a shorter, older version
+    scores higher). The page it copies is the original, wherever the asker reads: copies
+    x`factor`, when some candidate is not one.
     """
     if factor >= 1.0 or not copies or all(nid in copies for nid in candidates):
         return {}

@@ -37,7 +37,7 @@ def language_code(value: object) -> str | None:
     if match is None or match.group(1) not in _ISO:
         return None
     # One string per code, not one per note: the dense channel keeps a note's language
-    # and folder code for every note (100,000 copies of "en" are 5 MB).
+    # and folder code for every note.
     return sys.intern(match.group(1))
 
 
@@ -67,10 +67,10 @@ def note_language(
 def sure_language(ranks: Mapping[str, float], among: frozenset[str] | None) -> str | None:
     """The language a detector is sure of, choosing only among `among` (the vault's own).
 
-    Trigger: "kanban board plugin" is Frisian at 14% over all 97 languages. Why: a question's
-    words are few; but the vault holds only a few languages, and choosing among those is
-    easy (Latin script and English words: English). Outcome: the detector's probabilities
-    renormalised over the vault's languages; sure at `SURE`.
+    A question's words are few ("kanban board plugin" is most likely Frisian over all the
+    detector's languages, and not by much), but the vault holds only a few languages, and
+    choosing among those is easy (Latin script and English words: English): the detector's
+    probabilities renormalised over the vault's languages; sure at `SURE`.
     """
     if among is not None:
         ranks = {lang: p for lang, p in ranks.items() if lang in among}
@@ -104,12 +104,12 @@ def edition_folders(counts: Mapping[str, Mapping[str, int]]) -> frozenset[str]:
     `counts`: for each top-level folder named by a language code (by its code), how many of
     its notes are in each language, as their text reads (unknown left out).
 
-    Trigger: a documentation vault in 30 languages keeps each edition in a folder (`en/`,
-    `zh/`, `es/`...), and an edition not yet translated holds English copies of its pages:
+    A documentation vault in many languages keeps each edition in a folder (`en/`, `zh/`,
+    `es/`...), and an edition not yet translated holds English copies of its pages:
     `zh/Bases/Create a base.md` is word for word `en/Bases/Create a base.md`. Read by their
-    text, both are English, so an English question got the Chinese edition's copy first as
-    often as the English page. Why by folder: the vault's own layout says which edition a
-    page belongs to, and a reader of the English edition wants its page. Outcome: a folder
+    text, both are English, and an English question would get the Chinese edition's copy
+    first as often as the English page. By folder, because the vault's own layout says which
+    edition a page belongs to, and a reader of the English edition wants its page: a folder
     is an edition when most of its notes of known language are in the language it is named
     for; and once two folders are editions, the vault is laid out by language, so every
     folder named by a code is one (an edition still mostly untranslated included). A lone

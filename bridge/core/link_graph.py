@@ -1,12 +1,11 @@
 """The vault's link graph, kept current one changed note at a time.
 
-Trigger: `/v1/status` reports the unresolved links, the plugin asks for it every few seconds
-and opens notes with their backlinks. Why: recomputing every link after every write took
-0.9 s at 100,000 notes (233,000 links), holding the GIL that answers need. Outcome: a link
-can only resolve to a note of the name it spells (`link_name`: its file name, or the last
-part of one of its names, `LinkResolver.names_of`), so a change re-resolves the changed
-notes' own links and the links elsewhere that spell a name of a note added, removed or
-renamed: a handful per batch.
+`/v1/status` reports the unresolved links, the plugin asks for it every few seconds and opens
+notes with their backlinks, and recomputing every link of a large vault after every write
+would hold the GIL that answers need. A link can only resolve to a note of the name it spells
+(`link_name`: its file name, or the last part of one of its names, `LinkResolver.names_of`),
+so a change re-resolves the changed notes' own links and the links elsewhere that spell a
+name of a note added, removed or renamed: a handful per batch.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Markdown structure with source positions: sections, blocks and code.
+"""Markdown structure with source positions: a note's headings and blocks, and its text
+outside code.
 
-mistune gives the meaning of inline Markdown (what is a code span, what is text) but its AST
-carries no source positions, and the bridge must be able to point at, and later splice, exact
-lines of a human's note without reformatting it. So block boundaries come from a small line
-scanner that follows CommonMark's block rules closely enough for notes (ATX headings, fenced
-code, list items, table rows, quotes, paragraphs); inline questions go to mistune.
+A block is a line range of the note as written, so the bridge can point at, and later splice,
+exact lines of a human's note without reformatting it. Blocks come from a line scanner that
+follows CommonMark's block rules closely enough for notes (ATX headings, fenced code, list
+items, table rows, quotes, paragraphs); inline questions (what is a code span) go to mistune.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def _starts_with_word(line: str) -> bool:
     return line.lstrip(" \t")[:1].isalpha()
 
 
+# Scanned by hand, not by mistune: its block parser keeps no source lines, and a block is lines.
 class _Scanner:
     """Walks the lines once, emitting headings and blocks in document order."""
 

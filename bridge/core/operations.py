@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -123,10 +122,6 @@ class RelationSpec(BaseModel):
         if self.reason is not None:
             object.__setattr__(self, "reason", " ".join(self.reason.split()) or None)
         return self
-
-    def wikilink(self) -> str:
-        """The link as the vault stores it: `[[a/b/c]]` (heading, block, alias kept)."""
-        return parse_wikilink(self.target).render()
 
 
 class RawConceptSpec(BaseModel):
@@ -448,11 +443,6 @@ def load_json(text: str) -> Any:
         ) from exc
 
 
-def parse_operations_json(text: str) -> list[Operation | InvalidOperation]:
-    """`parse_operations` on JSON text; `ValueError` says where the JSON is broken."""
-    return parse_operations(load_json(text))
-
-
 def operation_schema() -> dict[str, Any]:
     """The JSON schema of a batch, `{"operations": [Operation...]}`, for prompts and docs."""
     item = Operation.model_json_schema()
@@ -464,12 +454,3 @@ def operation_schema() -> dict[str, Any]:
         "required": ["operations"],
         "$defs": defs,
     }
-
-
-def split_valid(
-    parsed: Sequence[Operation | InvalidOperation],
-) -> tuple[list[tuple[int, Operation]], list[InvalidOperation]]:
-    """Valid operations with their batch positions, and the invalid ones."""
-    valid = [(i, op) for i, op in enumerate(parsed) if isinstance(op, Operation)]
-    invalid = [op for op in parsed if isinstance(op, InvalidOperation)]
-    return valid, invalid

@@ -6,10 +6,9 @@ note's title and the heading path of its first block as context: "Sync > Mobile"
 encoder what "set it up on each device" is about. Each block belongs to one passage, so a
 passage's similarity to a question is its blocks' dense part in block ranking.
 
-Embedding is the expensive part (a 2-core machine encodes about 2,000 word pieces a second),
-so only what a reader sees is embedded: Obsidian and HTML comments, HTML tags, image embeds,
-link targets and bare URLs are dropped. On the Obsidian Hub vault this cut the word pieces
-to embed from 4.7 million to 0.9 million (docs/benchmarks.md, "Semantic channel").
+Embedding is the expensive part, so only what a reader sees is embedded: Obsidian and HTML
+comments, HTML tags, image embeds, link targets and bare URLs are dropped; on a vault of
+web pages they are most of the text.
 """
 
 from __future__ import annotations
@@ -215,10 +214,10 @@ def note_lines(texts: Sequence[str]) -> set[str]:
 def boilerplate_lines(counts: Mapping[str, int], notes: int) -> frozenset[str]:
     """Lines held by at least 1% of the notes and at least 20 of them: a template's lines.
 
-    Trigger: the Obsidian Hub's 2,900 plugin notes each say "Links: GitHub repository or
-    Open in Obsidian", "Mobile compatible: Yes" and "Edit In GitHub | Copy this note |
-    Download this vault" around a one-line description; averaged into the vector, the
-    template outweighed the description. Outcome: such lines are not embedded.
+    Notes made from one template (a plugin directory's notes each saying "Links: GitHub
+    repository or Open in Obsidian", "Mobile compatible: Yes" around a one-line description)
+    share these lines; averaged into the vector, the template would outweigh the
+    description, so they are not embedded.
     """
     floor = max(20, notes // 100)
     return frozenset(line for line, count in counts.items() if count >= floor)

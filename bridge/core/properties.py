@@ -52,10 +52,10 @@ def read(text: str) -> dict[str, Any]:
     """The properties of a note (its whole text): {} when it has no block.
 
     Raises `FrontmatterError` (or `FrontmatterTooComplexError`) for a block that cannot be read.
-    Trigger: every note read. Why: python-frontmatter strips a text before splitting it, so a
-    note whose first line is blank would show it a block that Obsidian does not see. Outcome:
-    the block is found on the text as it is, and only the block goes to the library (the body,
-    possibly megabytes, is not copied for nothing).
+    python-frontmatter strips a text before splitting it, so a note whose first line is blank
+    would show it a block that Obsidian does not see: the block is found on the text as it
+    is, and only the block goes to the library (the body, possibly megabytes, is not copied
+    for nothing).
     """
     parts = split(text)
     if not parts.has_block:

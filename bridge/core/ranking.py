@@ -59,9 +59,9 @@ def normalised_relevance(score: float, scale: float = 1.0) -> float:
 
     DESIGN writes `s / (1 + s)`. An entry's BM25 sums each term over five boosted fields
     (title x3, path x1.5, tags x2, summary x2, body x1), so a word in a note's title and body
-    scores about twice what one field gives; with `scale` 1 a one-word query ("team") matching
-    several notes looked as sure as a full question. `relevance_scale` (default 2) is the
-    measured correction (docs/query.md, "Confidence").
+    scores about twice what one field gives, and with `scale` 1 a one-word query ("team")
+    matching several notes would look as sure as a full question; `relevance_scale` (default
+    2) corrects for the fields (docs/query.md, "Confidence").
     """
     return score / (scale + score) if score > 0 else 0.0
 
@@ -94,15 +94,15 @@ def lifecycle_order(
     while theirs is within `lifecycle_tolerance` (5%) of its own relevance and their lifecycle
     value `L` is lower than its own by more than `lifecycle_margin`.
 
-    Trigger: ByteRover's `(0.6 rel + 0.2 imp + 0.2 rec) x maturity` let a popular note outrank a
-    clearly better match, which then gained more use (LoCoMo @500 fell from 76.7 to 50.2).
-    Why not a bounded multiplier `rel x (1 + lambda (L - 0.5))`: an old fact and the note that
-    supersedes it differ by 2-3% in block relevance from one extra word, and the multiplier
-    moved them by `lambda x (difference in L)`, less than that unless `lambda` was large enough
-    to outrank real relevance as well (measured: bench/updates.py, docs/query.md).
-    Outcome: a result never passes one more than `lifecycle_tolerance` more relevant than it,
-    and between near-equals any clear lifecycle difference decides. `L` is a note's, used once
-    per note: blocks of one note keep their relevance order.
+    Why not a product (ByteRover's `(0.6 rel + 0.2 imp + 0.2 rec) x maturity`): a popular note
+    would outrank a clearly better match, and gain more use by it. Why not a bounded multiplier
+    `rel x (1 + lambda (L - 0.5))`: an old fact and the note that supersedes it differ by a few
+    percent in block relevance from one extra word, and the multiplier moves them by
+    `lambda x (difference in L)`, less than that unless `lambda` is large enough to outrank
+    real relevance as well (`bench/updates.py`). So a result never passes one more than
+    `lifecycle_tolerance` more relevant than it, and between near-equals any clear lifecycle
+    difference decides. `L` is a note's, used once per note: blocks of one note keep their
+    relevance order.
     """
     tolerance, margin = params.lifecycle_tolerance, params.lifecycle_margin
     if tolerance <= 0:
@@ -143,13 +143,12 @@ def lifecycle_stream(
     """`lifecycle_order`, yielded lazily: lifecycle values are asked for `chunk` results at
     a time, and a result is yielded as soon as no result still to come can move above it.
 
-    Trigger: lifecycle facts (a state-database read per batch of notes) were read for the
-    whole head a budget might reach, ~125 blocks, and packing stopped after 20-40 of them.
-    Why it is exact: results come in descending relevance, and a result moves up only past
-    results at most `lifecycle_tolerance` more relevant than itself; once the next result's
-    relevance x (1 + tolerance) is below a placed result's, nothing still to come can pass it,
-    nor anything before it. Outcome: the same order as `lifecycle_order` (a property test),
-    with the values of only as many chunks as the consumer (packing) pulls.
+    Lifecycle facts cost a state-database read per batch of notes, and packing usually stops
+    well before the end of the head a budget might reach: only the chunks the consumer pulls
+    are read. The order is exact: results come in descending relevance, and a result moves up
+    only past results at most `lifecycle_tolerance` more relevant than itself; once the next
+    result's relevance x (1 + tolerance) is below a placed result's, nothing still to come can
+    pass it, nor anything before it (a property test checks it against `lifecycle_order`).
     """
     tolerance, margin = params.lifecycle_tolerance, params.lifecycle_margin
     if tolerance <= 0:
@@ -184,7 +183,6 @@ def block_scores(
     notes: Collection[int] | None = None,
     dense: Mapping[BlockKey, float] | None = None,
     dense_weight: float = 0.0,
-    lexical_scale: float = 1.0,
 ) -> dict[BlockKey, float]:
     """The block-ranking rule: block + 0.4 window + 0.5 entry, then + 0.4 best neighbour.
 
@@ -194,36 +192,36 @@ def block_scores(
     they describe the note they link to or where this one came from, and should not outrank
     the knowledge itself.
 
-    A named speaker's turns are boosted (x1.6) *after* the neighbour step. Trigger: boosting
-    first let the boost flow into the other speaker's turns through their neighbour part, so
-    the question's partner turn outranked the named speaker's answer. Outcome: the whole score
-    of the speaker's own turns is boosted, as the retrieval study measured it (LoCoMo dev @500:
-    +1.2 points).
+    A named speaker's turns are boosted (`speaker_boost`) *after* the neighbour step, so the
+    whole score of the speaker's own turns is boosted: boosted before, the boost would flow
+    into the other speaker's turns through their neighbour part, and the question's partner
+    turn would outrank the named speaker's answer.
 
     With `dense` (each block's dense part, `bridge.core.fusion`), the blocks of the passages
     the dense search found are candidates too, and `dense_weight x` their part joins the
-    first stage: `block + 0.4 window + 0.5 entry + w_d dense`; `lexical_scale` scales the
-    three lexical parts (`bridge.core.fusion.channel_weights` sets both).
+    first stage: `block + 0.4 window + 0.5 entry + w_d dense`.
 
     With `notes`, only the blocks of those notes are scored. A block's score depends on its
     own note's blocks and on the three searches' top scores only, so each score is the same
-    either way; the caller that keeps only the blocks of the notes above the cut-off (a
-    third of the candidates on LoCoMo) need not score the rest. Scores come in the order
-    the searches found the blocks (block hits first), so equal scores keep the search's order.
+    either way; the caller that keeps only the blocks of its candidate notes need not score
+    the rest. Scores come in the order the searches found the blocks (block hits first), so
+    equal scores keep the search's order.
     """
     # Each search normalised by its own top score: folded into the weights, not new dicts.
-    top_b, top_w, top_e = (max(m.values(), default=0.0) for m in (blocks, windows, entries))
-    bw = lexical_scale / top_b if top_b > 0 else 0.0
-    ww = lexical_scale * params.window_weight / top_w if top_w > 0 else 0.0
-    ew = lexical_scale * params.entry_weight / top_e if top_e > 0 else 0.0
-    nw, boost = params.neighbour_weight, params.speaker_boost
+    top_block, top_window, top_entry = (
+        max(m.values(), default=0.0) for m in (blocks, windows, entries)
+    )
+    block_weight = 1.0 / top_block if top_block > 0 else 0.0
+    window_weight = params.window_weight / top_window if top_window > 0 else 0.0
+    entry_weight = params.entry_weight / top_entry if top_entry > 0 else 0.0
+    neighbour_weight, speaker_boost = params.neighbour_weight, params.speaker_boost
     # Block hits first, then the blocks only the window search found; each once.
-    candidates = [k for k in blocks if notes is None or k[0] in notes] if top_b > 0 else []
-    if top_w > 0:
+    candidates = [k for k in blocks if notes is None or k[0] in notes] if top_block > 0 else []
+    if top_window > 0:
         candidates += [
             k
             for k in windows
-            if (notes is None or k[0] in notes) and (top_b <= 0 or k not in blocks)
+            if (notes is None or k[0] in notes) and (top_block <= 0 or k not in blocks)
         ]
     dense = dense if dense and dense_weight > 0 else {}
     if dense:
@@ -234,25 +232,30 @@ def block_scores(
     # neighbour), computed once, without a function call per key: this runs over a few
     # hundred candidates a query. A neighbour neither search found has only its entry part,
     # the same as the candidate's own (one note): it needs no entry of its own here.
-    bget, wget, eget, dget = blocks.get, windows.get, entries.get, dense.get
+    block_part, window_part, entry_part = blocks.get, windows.get, entries.get
     scored = set(candidates).union(related)
-    stage1 = {k: bw * bget(k, 0.0) + ww * wget(k, 0.0) + ew * eget(k[0], 0.0) for k in scored}
+    stage1 = {
+        k: block_weight * block_part(k, 0.0)
+        + window_weight * window_part(k, 0.0)
+        + entry_weight * entry_part(k[0], 0.0)
+        for k in scored
+    }
     if dense:
         for k in scored:
-            part = dget(k)
+            part = dense.get(k)
             if part:
                 stage1[k] += dense_weight * part
     for key in related:
         stage1[key] *= params.relations_block_weight
     out: dict[BlockKey, float] = {}
-    sget = stage1.get
+    first_stage_of = stage1.get
     for key in candidates:
         nid, ord_ = key
-        alone = ew * eget(nid, 0.0)  # a neighbour found by neither search
-        after = sget((nid, ord_ + 1), alone)
-        before = sget((nid, ord_ - 1), alone) if ord_ > 0 else 0.0
-        score = stage1[key] + nw * (after if after > before else before)
-        out[key] = score * boost if key in speaker_blocks else score
+        alone = entry_weight * entry_part(nid, 0.0)  # a neighbour found by neither search
+        after = first_stage_of((nid, ord_ + 1), alone)
+        before = first_stage_of((nid, ord_ - 1), alone) if ord_ > 0 else 0.0
+        score = stage1[key] + neighbour_weight * (after if after > before else before)
+        out[key] = score * speaker_boost if key in speaker_blocks else score
     return out
 
 

@@ -24,10 +24,9 @@ LinkSyntax = Literal["obsidian", "dendron"]
 _DENDRON_VAULT = re.compile(r"^dendron://[^/|#\]]*/")
 
 # `[[...]]`; a `!` right before makes it an embed. The `!` is looked at by hand: a pattern that
-# starts with an optional `!` cannot use the regex engine's fast search for `[[`, which made
-# the scan of a note's body about nine times slower.
+# starts with an optional `!` cannot use the regex engine's fast search for `[[`, and the scan
+# of a note's body would be many times slower.
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_AGENT_MENTION = re.compile(r"^@?(?P<path>[^\s@][^\s]*?)(?:\.md)?(?:\s+-\s+(?P<reason>.*))?$")
 # Embeds and links of attachments are not knowledge relations.
 _ATTACHMENT = re.compile(
     r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|wav|ogg|m4a|flac|webm|mp4|mov|mkv|canvas|base)$",
@@ -176,19 +175,6 @@ def links_in_frontmatter(value: object, syntax: LinkSyntax = "obsidian") -> list
     return [link for link in links if _is_note_link(link)]
 
 
-def agent_to_wikilink(mention: str) -> tuple[str, str | None]:
-    """`@a/b/c.md - reason` -> (`[[a/b/c]]`, `reason`). A `[[...]]` given already is kept."""
-    text = mention.strip()
-    if text.startswith("[["):
-        link_text, _, rest = text.partition("]]")
-        reason = rest.strip().lstrip("-–—:").strip() or None
-        return link_text + "]]", reason
-    match = _AGENT_MENTION.match(text)
-    if not match:
-        raise ValueError(f"`{mention}` is not a relation; write it as @domain/topic/entry.md")
-    return f"[[{link_target(match.group('path'))}]]", match.group("reason")
-
-
 def wikilink_to_agent(path: str) -> str:
     """A resolved note path as agents write it: `a/b/c.md` -> `@a/b/c.md`."""
     return "@" + (path if path.lower().endswith(NOTE_SUFFIX) else path + NOTE_SUFFIX)
@@ -224,7 +210,7 @@ def _key(target: str) -> str:
     return link_target(target.strip().replace("\\", "/")).lower().lstrip("/")
 
 
-_MEMO_SIZE = 16_384  # links remembered per resolver (~3 MB at most)
+_MEMO_SIZE = 16_384  # links remembered per resolver: a bounded cache
 
 
 class LinkResolver:
@@ -248,7 +234,7 @@ class LinkResolver:
     ) -> None:
         # File name (lower case, no suffix) -> the notes of that name, in preference order: one
         # path as itself, several as a list. Exact paths are found among them too, so the
-        # resolver holds each path once (a 100,000-note vault: 34 MB with a second map, 13 MB).
+        # resolver holds each path once, not again in a second map.
         self._by_name: dict[str, str | list[str]] = {}
         # A name (`_key` of it) -> its notes in preference order; and each note's own names.
         self._by_alias: dict[str, list[str]] = {}
@@ -302,10 +288,9 @@ class LinkResolver:
 
         `names`: the names of the added notes (and of notes whose names changed).
 
-        Trigger: an agent's batch of ADDs. Why: rebuilding sorts every path of the vault (at
-        10,000 notes the first query after each batch paid for it, 7% of the API thread under
-        load), while a batch changes a few names. Outcome: the name map is copied (queries
-        may be reading this one) and only the changed names are re-ordered.
+        Rebuilding sorts every path of the vault, and the first query after each batch would
+        pay for it, while a batch (an agent's ADDs) changes a few names: the name map is
+        copied (queries may be reading this one) and only the changed names are re-ordered.
         """
         out = LinkResolver(())
         by_name = out._by_name = dict(self._by_name)
@@ -345,10 +330,9 @@ class LinkResolver:
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The note a link points at, or None when it resolves to nothing.
 
-        Remembered per resolver (which never changes: `updated` makes a new one). Trigger:
-        relation expansion resolves every link of the best notes on every query, and on a
-        real vault the best notes include index notes of hundreds of links (on the Obsidian
-        Hub, 160 links a hybrid query, 2.5 ms of its 17).
+        Remembered per resolver (which never changes: `updated` makes a new one): relation
+        expansion resolves every link of the best notes on every query, and on a real vault
+        the best notes include index notes of hundreds of links.
         """
         memo_key = (target, source)
         try:

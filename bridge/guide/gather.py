@@ -26,7 +26,7 @@ from bridge.guide.dialect import SAMPLE_MAX_CHARS, sample_flaws
 from bridge.guide.example import EXAMPLE_MAX_CHARS, example_flaws, example_order
 from bridge.guide.models import Guide
 from bridge.index.manifest import NoteRecord
-from bridge.opened import OpenVault
+from bridge.open_vault import OpenVault
 from bridge.query.engine import QueryEngine
 from bridge.query.lifecycle import NoteRef, StatusOnlyLifecycle, parse_time
 from bridge.vault.store import NoteError, NoteFile

@@ -114,9 +114,9 @@ def _turn(raw: Any, where: str) -> Turn:
 def _name(raw: object) -> str:
     """A transcript's name, which names its folder: refused when it cannot name one.
 
-    Trigger: `""`, `".."` or a NUL all became the folder `transcript`, so different
-    transcripts landed in one folder. Outcome: a name must keep a letter or digit once the
-    characters a folder cannot hold are replaced, and hold no control character.
+    `""`, `".."` or a NUL would all become the folder `transcript`, and different transcripts
+    would land in one folder: a name must keep a letter or digit once the characters a folder
+    cannot hold are replaced, and hold no control character.
     """
     if not isinstance(raw, str | int) or isinstance(raw, bool):
         raise TranscriptError(f"the transcript name must be text, not {json.dumps(raw)}")

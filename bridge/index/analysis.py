@@ -97,14 +97,14 @@ def native_stems(text: str, lang: str) -> list[str]:
     """The stems, in language `lang`, of the words of `text` that its stemmer changes beyond
     what the index's own (English) analyzer makes of the word.
 
-    Trigger: every note went through the English stemmer, which leaves "instalo" and
-    "instalar", "Notiz" and "Notizen" apart: a Spanish question asking how to "instalo" the
-    app missed the page "Descargar e instalar". Why beside the words, not instead of them:
-    a note's words still match as before (its language may be guessed wrong, a German page
-    quotes English), and a question in the note's language adds its own stems (the keyword
-    and stem pair search engines index). A stem the index would hold anyway ("evernot" of
-    "Evernote" in a French note) is left out: counted twice, it lifted French pages over
-    English ones for English questions. Empty for a language without a stemmer here.
+    The index's English stemmer leaves "instalo" and "instalar", "Notiz" and "Notizen" apart,
+    so a Spanish question asking how to "instalo" the app would miss the page "Descargar e
+    instalar". Beside the words, not instead of them: a note's words still match (its
+    language may be guessed wrong, a German page quotes English), and a question in the
+    note's language adds its own stems (the keyword and stem pair search engines index). A
+    stem the index would hold anyway ("evernot" of "Evernote" in a French note) is left out:
+    counted twice, it would lift French pages over English ones for English questions. Empty
+    for a language without a stemmer here.
     """
     if lang not in STEMMERS or not text.strip():
         return []

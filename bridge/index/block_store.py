@@ -1,10 +1,10 @@
 """The text of every indexed block, kept beside the tantivy indexes in a SQLite file.
 
-Trigger: at 100,000 notes a query process held 541 MB, 148 MB of it the pages of the blocks'
-stored text in tantivy's memory-mapped doc store. A query packs a few dozen blocks, but 300
-questions touched nearly every compressed store block, and mapped pages stay in the process's
-resident set. Outcome: tantivy stores nothing; excerpt text comes from this file, read through
-SQLite's own small page cache (ordinary reads the kernel caches, not the process's memory).
+Not tantivy's doc store: it is memory-mapped, and though a query packs a few dozen blocks, a
+few hundred questions touch nearly every compressed store block, whose mapped pages then stay
+in the process's resident set. So tantivy stores nothing; excerpt text comes from this file,
+read through SQLite's own small page cache (ordinary reads the kernel caches, not the
+process's memory).
 
 Rows are keyed by `(note id << 32) | ordinal`, the table's rowid: one note's blocks are a
 range, and a lookup is a rowid search. Changes are staged in one open transaction and become
@@ -24,8 +24,8 @@ from pathlib import Path
 from bridge.index.documents import IndexedBlock
 
 # A block names its heading path by its place in its note's list of headings (`headings`,
-# keyed like blocks by note id << 32 | place): the path repeated on every block row was 22% of
-# the file (7.3 of 33 MB at 10,000 notes).
+# keyed like blocks by note id << 32 | place), not by the path repeated on every block row,
+# which would be a large part of the file.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS blocks (
     key INTEGER PRIMARY KEY,

@@ -113,16 +113,14 @@ class IndexFiles:
     def read_ahead(self) -> int:
         """Read every index file once, so the kernel holds it in its page cache; the bytes read.
 
-        Trigger: `serve` on a 100,000-note state dir whose files were not in the page cache
-        answered its first minute's questions at p99 1.9 s (p50 47 ms), and on the Obsidian
-        Hub vault some in 600 ms, the answer thread waiting on reads (py-spy): every query
-        reads a few dozen blocks and postings scattered over the files, one small disk read
-        each. Why reading and not `posix_fadvise(WILLNEED)`: Linux reads at most the
-        device's read-ahead window (8 MB here) per call, and the call does not exist on
-        macOS. Outcome: `serve` reads the files in a background thread (smallest first: term
-        dictionaries and fast fields are touched by every query), at lower priority, in
-        1 MB reads that do not hold the GIL; the process keeps no copy, and the kernel may
-        drop the clean pages again under memory pressure.
+        While the files are not in the page cache, every query reads a few dozen blocks and
+        postings scattered over them, one small disk read each, and a fresh `serve`'s first
+        answers wait on the disk. Reading, not `posix_fadvise(WILLNEED)`: Linux reads at most
+        the device's read-ahead window per call, and the call does not exist on macOS. `serve`
+        reads the files in a background thread (smallest first: term dictionaries and fast
+        fields are touched by every query), at lower priority, in 1 MB reads that do not hold
+        the GIL; the process keeps no copy, and the kernel may drop the clean pages again
+        under memory pressure.
         """
         try:
             found = list(self.directory.rglob("*"))
@@ -203,11 +201,10 @@ class IndexFiles:
         """Commit the three writers: a small change on three threads at once, a `large` one
         (a start-up or a bulk import) one writer after the other.
 
-        Trigger: an agent's one-note write at 10,000 notes took 47 ms, 45 of them in three
-        tantivy commits one after the other (each writes and syncs its segment files, without
-        holding the GIL). Outcome: a commit of a few notes overlaps the three (2.3x faster);
-        a large one does not: overlapped, a cold index of 10,000 notes took 15% more CPU and
-        20 MB more memory (measured, 3 pairs). The first error is raised after all finished.
+        An agent's one-note write is mostly three tantivy commits, each writing and syncing its
+        segment files without holding the GIL, so a small commit overlaps the three; a large
+        one does not, as overlapped it takes more CPU and memory for no gain. The first error
+        is raised after all finished.
         """
         writers = [self._writers[kind] for kind in KINDS]
         try:

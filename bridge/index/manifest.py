@@ -21,8 +21,8 @@ class NoteRecord(NamedTuple):
     """One indexed note.
 
     A named tuple, not a frozen dataclass: a start-up makes one per note, and a frozen
-    dataclass's `__init__` (a `object.__setattr__` per field) took 0.5 s of a 100,000-note
-    warm start; a tuple is made in a tenth of that and is as immutable.
+    dataclass's `__init__` (a `object.__setattr__` per field) is many times slower to run; a
+    tuple is as immutable.
     """
 
     nid: int
@@ -147,19 +147,6 @@ class Manifest:
                 _record(row, shared) for row in self._db.execute(f"SELECT {_COLUMNS} FROM notes")
             ]
         return iter(records)
-
-    def by_nids(self, nids: Iterable[int]) -> dict[int, NoteRecord]:
-        wanted = list(dict.fromkeys(nids))
-        out: dict[int, NoteRecord] = {}
-        with self._lock:
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT {_COLUMNS} FROM notes WHERE nid IN ({marks})"
-                for row in self._db.execute(sql, chunk):
-                    rec = _record(row, {})
-                    out[rec.nid] = rec
-        return out
 
     def apply(
         self, upserts: Iterable[NoteRecord], deletes: Iterable[str], meta: dict[str, str]

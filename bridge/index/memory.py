@@ -17,14 +17,12 @@ _MMAP_THRESHOLD = 128 * 1024  # glibc's own starting value, kept fixed
 def fix_mmap_threshold() -> bool:
     """Keep glibc's mmap threshold at 128 KiB for this process; True when it was set.
 
-    Trigger: indexing a large vault (a cold start, a `reindex`), and any long-lived process.
-    Why: glibc serves blocks over the threshold with mmap and unmaps them when freed, but each
-    such free raises the threshold to that block's size (up to 32 MiB), so the large buffers
-    tantivy's writer allocates and frees again and again soon come from the heap, where freed
-    memory mostly stays with the process. Measured on a cold index of 100,000 notes: private
-    memory grew by about 5 MB per 1,000 notes, to 529 MB; with the threshold fixed it ended at
-    221 MB, in no more time. Outcome: set once per process on Linux; elsewhere (or without
-    `mallopt`) nothing changes.
+    For indexing a large vault (a cold start, a `reindex`), and any long-lived process: glibc
+    serves blocks over the threshold with mmap and unmaps them when freed, but each such free
+    raises the threshold to that block's size (up to 32 MiB), so the large buffers tantivy's
+    writer allocates and frees again and again soon come from the heap, where freed memory
+    mostly stays with the process, and private memory grows with the vault. Set once per
+    process on Linux; elsewhere (or without `mallopt`) nothing changes.
     """
     if not sys.platform.startswith("linux"):
         return False
@@ -41,10 +39,10 @@ def fix_mmap_threshold() -> bool:
 def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector for a bulk load of acyclic records.
 
-    Trigger: start-up reads every manifest row (100,000 notes: a million objects). Why: every
-    700 new containers start a collection, and the full ones walk every object alive, so the
-    collector took 40% of the load for nothing (records hold no cycles). Outcome: it runs
-    again, as before, once the load is done; reference counting frees as usual meanwhile.
+    Start-up reads every manifest row, several objects a note. Every 700 new containers start
+    a collection, and the full ones walk every object alive, so the collector would be a
+    large part of the load, for nothing (records hold no cycles). It runs again, as before,
+    once the load is done; reference counting frees as usual meanwhile.
     """
     enabled = gc.isenabled()
     gc.disable()

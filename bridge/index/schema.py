@@ -2,8 +2,9 @@
 
 One schema serves the three indexes (a kind leaves the other kinds' fields empty). Separate
 indexes, not one: tantivy's BM25 takes the document count N and the average field length from
-the whole index, so with the three kinds mixed an entry's length was compared with an average
-taken over ~60x more documents than entries, and every term's IDF over the wrong N.
+the whole index, so with the three kinds mixed an entry's length would be compared with an
+average taken over many times more documents than entries, and every term's IDF over the
+wrong N.
 """
 
 from __future__ import annotations

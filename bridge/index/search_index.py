@@ -179,9 +179,9 @@ class SearchIndex:
     def all_records(self) -> list[NoteRecord]:
         """Every note's record as of the last commit, from memory.
 
-        The graph, the tree and the guide want them all; reading them from the manifest file
-        took 0.75 s at 100,000 notes, after every write. Taken under the index lock: a commit
-        updates them in place.
+        The graph, the tree and the guide want them all, after every write, and reading them
+        from the manifest file would be slow on a large vault. Taken under the index lock: a
+        commit updates them in place.
         """
         with self._lock:
             return list(self._catalog.records.values())
@@ -221,7 +221,7 @@ class SearchIndex:
             # else: only what is not indexed changed (a `status` the decay job wrote, an
             # `updated` stamp): the manifest record is enough. Replacing the documents would
             # leave deleted copies that tantivy keeps counting in its BM25 statistics until a
-            # merge (measured: LoCoMo recall fell 3 points after two decay runs).
+            # merge, and every decay run would move the ranking.
             updated = note.frontmatter.get("updated")
             if not isinstance(note.dialect, Obsidian):
                 # Dendron's epoch milliseconds, Logseq's `updated::`: as a time the
@@ -353,9 +353,9 @@ class SearchIndex:
         sections, and those of them that are turns of `speaker` (a transcript's participant,
         lower case).
 
-        Trigger: a question naming one speaker boosts that speaker's turns. Why: finding them
-        with a second search filtered by speaker cost a fifth of a LoCoMo query. Outcome: each
-        turn carries its speaker as a fast field, read for the hits this search found.
+        A question naming one speaker boosts that speaker's turns; rather than a second search
+        filtered by speaker, each turn carries its speaker as a fast field, read for the hits
+        this search found.
         """
         return self._now.block_scores(terms, limit, scope, speaker)
 
@@ -368,25 +368,6 @@ class SearchIndex:
 
     def search_entries(self, terms: QueryTerms, limit: int, scope: str | None = None) -> list[Hit]:
         return self._now.search_entries(terms, limit, scope)
-
-    def all_terms_match(self, terms: QueryTerms, scope: str | None = None) -> bool:
-        """True when some note contains every query term (in any of its fields)."""
-        return self._now.all_terms_match(terms, scope)
-
-    def term_coverage(self, terms: QueryTerms, nids: Sequence[int]) -> float:
-        """The largest share of the query's words, weighted by IDF, that one of `nids` holds.
-
-        An out-of-domain signal beside the dense channel's: "the capital of Australia" finds
-        notes with "capital", never one with both; a question about the vault's own things
-        finds a note with most of its rare words. A word no note holds weighs most.
-        """
-        if not terms.words or not nids:
-            return 0.0
-        known = self._catalog.paths
-        paths = [p for nid in nids if (p := known.get(nid)) is not None]
-        if not paths:
-            return 0.0
-        return self._now.stats.coverage(terms, paths, len(nids))
 
     def held_words(
         self, words: Sequence[str], nids: Iterable[int], fields: Sequence[str]
@@ -409,10 +390,6 @@ class SearchIndex:
     def doc_frequency(self, term: str) -> int:
         """In how many notes the (analysed) term or CJK bigram occurs, in its commonest field."""
         return self._now.stats.doc_frequency(term)
-
-    def term_exists(self, term: str) -> bool:
-        """True when any note contains the (analysed) term."""
-        return self._now.stats.term_exists(term)
 
     def lead_block(self, nid: int, look: int, words: Iterable[str]) -> tuple[int, int] | None:
         """(ordinal, excerpt words) of a note's lead block among its first `look` blocks: the

@@ -18,7 +18,7 @@ import tantivy
 from bridge.index.analysis import STEMMERS, QueryTerms
 from bridge.index.block_store import BlockStore
 from bridge.index.documents import IndexedBlock
-from bridge.index.queries import Clause, Hit, filtered, run, should, term
+from bridge.index.queries import Hit, filtered, run, should, term
 from bridge.index.schema import (
     BLOCK_FIELD,
     ENTRY_FIELDS,
@@ -96,8 +96,9 @@ class Snapshot:
         """Hits as `{(note id, ordinal): score}` with each block's words, built at C speed;
         with `flags`, the Relations / Raw Concept blocks, and with a `speaker`, their turns.
 
-        The ranking needs only these maps; building up to 1,200 `Hit` tuples a query cost more
-        than tantivy's own search. The words (a fast field) let packing run on the hits alone.
+        The ranking needs only these maps; building a `Hit` tuple per hit, hundreds a query,
+        would cost more than tantivy's own search. The words (a fast field) let packing run on
+        the hits alone.
         """
         searcher = self.searchers[kind]
         # `hits` is a new list of tuples on each access: 400 of them cost as much as the
@@ -158,18 +159,6 @@ class Snapshot:
             return []
         query = should(self._clauses("entries", terms, ENTRY_FIELDS, scope))
         return run(self.searchers["entries"], filtered(self.schema, query, folder=scope), limit)
-
-    def all_terms_match(self, terms: QueryTerms, scope: str | None) -> bool:
-        """True when some note contains every query term (in any of its fields)."""
-        if terms.empty:
-            return False
-        schema = self.schema
-        musts: list[Clause] = []
-        for word in (*terms.words, *terms.bigrams):
-            per_field = should([term(schema, f, word) for f in ENTRY_FIELDS])
-            musts.append((tantivy.Occur.Must, per_field))
-        query = filtered(schema, tantivy.Query.boolean_query(musts), folder=scope)
-        return bool(self.searchers["entries"].search(query, 1, count=False).hits)
 
     def lead_block(self, nid: int, look: int, words: Iterable[str]) -> tuple[int, int] | None:
         """See `SearchIndex.lead_block`."""

@@ -107,7 +107,7 @@ def _reconcile(
     report = SyncReport()
     paths = list(store.iter_paths())
     # With nothing indexed yet (a cold start) no note can have gone or moved: the sets that
-    # find them (a few MB per 100,000 notes) are not kept.
+    # find them are not kept.
     indexed_before = index.note_count() > 0
     seen: set[str] = set()
     new_hashes: dict[bytes, str] = {}

@@ -11,13 +11,12 @@ from collections.abc import Sequence
 
 import tantivy
 
-from bridge.index.analysis import QueryTerms
-from bridge.index.queries import count, idf, run, should, term
+from bridge.index.queries import count, idf, run, term
 from bridge.index.schema import ENTRY_FIELDS
 
 _SCOPE_WEIGHTS = 100_000  # cached scoped boosts; a cache, bounded
 _SCOPE_SIZES = 10_000  # cached folder sizes
-_BITS = 23  # words per coverage search: 2**23 and the sum below it are exact in f32
+_BITS = 23  # (field, word) pairs per search: 2**23 and the sum below it are exact in f32
 
 
 class TermStatistics:
@@ -72,49 +71,10 @@ class TermStatistics:
         searcher = self._searchers["entries"]
         return max(searcher.doc_freq(field, word) for field in ENTRY_FIELDS)
 
-    def term_exists(self, word: str) -> bool:
-        """True when any note contains the (analysed) term."""
-        searcher = self._searchers["entries"]
-        return any(searcher.doc_freq(field, word) > 0 for field in ENTRY_FIELDS)
-
     def word_weights(self, words: Sequence[str]) -> list[float]:
         """Each word's IDF over the notes (a word no note holds weighs most)."""
         docs = max(1, self._searchers["entries"].num_docs)
         return [idf(docs, self.doc_frequency(word)) for word in words]
-
-    def held(
-        self,
-        words: Sequence[str],
-        paths: Sequence[str],
-        fields: Sequence[str] = tuple(ENTRY_FIELDS),
-    ) -> dict[int, int]:
-        """Which of `words` each note at `paths` holds in any of `fields`: a bit mask of their
-        positions (bit i: `words[i]`), for the notes holding at least one (`held_by_field`'s
-        way, a word's fields in one clause)."""
-        if not words or not paths:
-            return {}
-        searcher = self._searchers["entries"]
-        among = tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(self._schema, "path", list(paths)), 0.0
-        )
-        asked = [(i, w) for i, w in enumerate(words) if self.term_in(w, fields)]
-        held: dict[int, int] = {}
-        for start in range(0, len(asked), _BITS):
-            group = asked[start : start + _BITS]
-            clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, among)]
-            for bit, (_, word) in enumerate(group):
-                has = should([term(self._schema, f, word) for f in fields])
-                clauses.append(
-                    (tantivy.Occur.Should, tantivy.Query.const_score_query(has, float(1 << bit)))
-                )
-            for hit in run(searcher, tantivy.Query.boolean_query(clauses), len(paths)):
-                mask = round(hit.score)
-                mine = held.get(hit.nid, 0)
-                for bit, (position, _) in enumerate(group):
-                    if mask >> bit & 1:
-                        mine |= 1 << position
-                held[hit.nid] = mine
-        return held
 
     def held_by_field(
         self, words: Sequence[str], paths: Sequence[str], fields: Sequence[str]
@@ -122,10 +82,9 @@ class TermStatistics:
         """For each of `fields`, which of `words` each note at `paths` holds there: a bit mask
         of their positions (bit i: `words[i]`), for the notes holding at least one.
 
-        One search per `_BITS` (field, word) pairs, not one per pair (a search per word was
-        7 ms of a 23 ms hybrid query on the Obsidian Hub vault): pair j of a group scores
-        exactly 2**j when a note holds it, so a note's summed score spells which pairs it
-        holds (f32 is exact to 2**24).
+        One search per `_BITS` (field, word) pairs, not one per pair (a search per word would
+        be a large part of a query): pair j of a group scores exactly 2**j when a note holds
+        it, so a note's summed score spells which pairs it holds (f32 is exact to 2**24).
         """
         out: dict[str, dict[int, int]] = {field: {} for field in fields}
         if not words or not paths:
@@ -155,22 +114,3 @@ class TermStatistics:
                         masks = out[field]
                         masks[hit.nid] = masks.get(hit.nid, 0) | 1 << position
         return out
-
-    def term_in(self, word: str, fields: Sequence[str]) -> bool:
-        """True when some note holds `word` in one of `fields`."""
-        searcher = self._searchers["entries"]
-        return any(searcher.doc_freq(field, word) > 0 for field in fields)
-
-    def coverage(self, terms: QueryTerms, paths: Sequence[str], limit: int) -> float:
-        """The largest share of the query's words, weighted by IDF, that one of the notes at
-        `paths` holds (`limit`: how many notes were asked about)."""
-        weights = self.word_weights(terms.words)
-        total = sum(weights)
-        held = self.held(terms.words, paths[:limit])
-        best = max((share(mask, weights) for mask in held.values()), default=0.0)
-        return best / total if total > 0 else 0.0
-
-
-def share(mask: int, weights: Sequence[float]) -> float:
-    """The summed weights of the positions set in `mask`, in position order."""
-    return sum(w for i, w in enumerate(weights) if mask >> i & 1)

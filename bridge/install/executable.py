@@ -17,7 +17,6 @@ from typing import Literal, assert_never
 SCRIPT = "vault-bridge"
 
 Platform = Literal["linux", "macos", "windows"]
-PLATFORMS: tuple[Platform, ...] = ("linux", "macos", "windows")
 
 
 def current_platform() -> Platform:

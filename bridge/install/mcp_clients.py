@@ -19,8 +19,7 @@ from typing import Any, Literal, assert_never
 
 from bridge.install.executable import Platform
 from bridge.install.files import write_atomic
-from bridge.install.service_spec import slug
-from bridge.settings import Settings
+from bridge.install.service_spec import ServedVault, slug
 
 Client = Literal["claude-code", "cursor", "claude-desktop", "vscode"]
 Scope = Literal["user", "project"]
@@ -89,12 +88,9 @@ def target(client: Client, scope: Scope, platform: Platform, project: Path) -> T
             assert_never(client)
 
 
-def mcp_argv(settings: Settings, command: list[str]) -> list[str]:
+def mcp_argv(vault: ServedVault, command: list[str]) -> list[str]:
     """The argv the client runs: `mcp --vault <abs>` (and `--state-dir` when one is set)."""
-    argv = [*command, "mcp", "--vault", str(settings.vault_path)]
-    if settings.state_dir is not None:  # set by a flag, variable or config the client may not see
-        argv += ["--state-dir", str(settings.state_path)]
-    return argv
+    return vault.argv(command, "mcp")
 
 
 def server_entry(client: Client, argv: list[str]) -> dict[str, Any]:
@@ -140,7 +136,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _finite(text: str) -> float:
     """A JSON number as Python reads it, refused when a client's reader could not read it back.
 
-    Trigger: `1e400` was read as infinity and written back as `Infinity`, which Node's
+    `1e400` would be read as infinity and written back as `Infinity`, which Node's
     `JSON.parse` refuses: the client could no longer read its own file.
     """
     value = float(text)
@@ -177,7 +173,7 @@ def read_config(target: Target) -> ConfigFile:
             parse_constant=_no_constant,
         )
     except RecursionError:
-        # 100,000 nested brackets ended in a traceback; no client writes such a file.
+        # Deeply nested brackets: a clear refusal, not a traceback; no client writes them.
         raise ConfigFileError(
             f"{path}: nested too deeply to be a client's settings; nothing was changed"
         ) from None
@@ -230,7 +226,7 @@ def entry_vault(entry: object) -> str | None:
     return args[at] if at < len(args) and isinstance(args[at], str) else None
 
 
-def choose_name(servers: Mapping[str, Any], settings: Settings, requested: str | None) -> str:
+def choose_name(servers: Mapping[str, Any], vault: ServedVault, requested: str | None) -> str:
     """`vault-bridge`, unless that name serves another vault: then `vault-bridge-<folder>`.
 
     An entry that already serves this vault keeps its name (so a second run updates it rather
@@ -239,14 +235,14 @@ def choose_name(servers: Mapping[str, Any], settings: Settings, requested: str |
     """
     if requested:
         return requested
-    vault = str(settings.vault_path)
-    mine = [n for n, e in servers.items() if n.startswith(DEFAULT_NAME) and entry_vault(e) == vault]
+    path = str(vault.path)
+    mine = [n for n, e in servers.items() if n.startswith(DEFAULT_NAME) and entry_vault(e) == path]
     if mine:
         return DEFAULT_NAME if DEFAULT_NAME in mine else mine[0]
     candidates = [
         DEFAULT_NAME,
-        f"{DEFAULT_NAME}-{slug(settings.vault_path.name)}",
-        f"{DEFAULT_NAME}-{slug(settings.vault_path.name)}-{settings.vault_id[:8]}",
+        f"{DEFAULT_NAME}-{slug(vault.path.name)}",
+        f"{DEFAULT_NAME}-{slug(vault.path.name)}-{vault.vault_id[:8]}",
     ]
     return next((c for c in candidates if c not in servers), candidates[-1])
 

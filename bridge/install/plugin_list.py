@@ -4,7 +4,8 @@ Obsidian loads only the community plugins this JSON array lists. Adding ours mus
 the person's file: it is inserted after the last element, with the separator the file already
 uses, and every other byte stays (compact stays compact, tabs stay tabs, escapes stay escapes).
 A real list is a few hundred bytes; a file over `MAX_LIST_BYTES` is not a list of plugins
-anyone keeps, and is refused before it is read (a 59 MB file took 940 MB to load and re-indent).
+anyone keeps, and is refused before it is read (loading and re-indenting a huge one would take
+many times its size in memory).
 """
 
 from __future__ import annotations

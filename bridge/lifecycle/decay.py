@@ -102,8 +102,8 @@ def _readable(store: VaultStore, path: str) -> tuple[Properties | Skipped, Stamp
     """The note's properties, or why the run must leave it alone this time; and the file's
     stamp when it was read.
 
-    Only the frontmatter is read (status, `updated`, whether the note may be written): at
-    100,000 notes reading each whole note's Markdown too made the run 48-96 s, holding the
+    Only the frontmatter is read (status, `updated`, whether the note may be written):
+    reading each whole note's Markdown too would make the run far longer, holding the
     writer's lock. `path` comes from `iter_paths`, so the folders are not resolved again.
     """
     try:
@@ -150,18 +150,15 @@ def run_decay(
     With `lock` (the single writer's), the notes are read before taking it, and under it
     only the notes whose size or mtime changed since (and new ones) are read again: what the
     job observes and writes is the vault as it is under the lock, but the lock is held for a
-    walk and a stat per note, not for reading them all (at 100,000 notes, 17 s of curation
-    waiting behind the job, once a day).
+    walk and a stat per note, not for reading them all (curation waits behind it).
     """
     first: dict[str, tuple[Properties | Skipped, Stamp | None]] = {}
     if lock is not None:
         for path in store.iter_paths():
             first[path] = _readable(store, path)
-            # In `serve` questions are answered on another thread meanwhile (10,000 notes are
-            # read in 1.3 s, 100,000 in ~15 s). Holding the interpreter for whole switch
-            # intervals (5 ms), this pass made answers 3-4 times slower and up to 100-170 ms;
-            # it lets go after each note (microseconds; docs/benchmarks.md, "Answers while
-            # the decay job runs").
+            # In `serve` questions are answered on another thread meanwhile: holding the
+            # interpreter for whole switch intervals, this pass would make every answer wait;
+            # it lets go after each note.
             time.sleep(0)
     with lock or nullcontext():
         return _decay(store, lifecycle, now, first)

@@ -36,8 +36,8 @@ def explain(
     view = lifecycle.view(rel, note.entry.status, note.entry.updated, now)
     forecast = lifecycle.forecast(view, now)
     text = akl.describe_forecast(forecast, mapping.names, current=view.maturity)
-    # Trigger: YAML that does not parse. Why: the note then has no `status`, and the report
-    # said "status `none` is not a lifecycle word". Outcome: it says the frontmatter is unreadable.
+    # YAML that does not parse leaves the note no `status`: the report says the frontmatter
+    # is unreadable, not that status `none` is no lifecycle word.
     unreadable = next((p for p in note.problems if p.code in UNREADABLE_FRONTMATTER), None)
     if unreadable is not None:
         text = "no change: the bridge writes no status into frontmatter it cannot read"

@@ -119,7 +119,7 @@ class DecayScheduler:
 
     def _loop(self) -> None:
         if self._catch_up_due():
-            # `serve` waits before a catch-up run: it is 17 s of CPU at 100,000 notes, and
+            # `serve` waits before a catch-up run: it is seconds of CPU on a large vault, and
             # the first minute after start is when a person who opened Obsidian asks.
             if self._stop.wait(self._catch_up_delay):
                 return

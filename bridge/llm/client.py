@@ -206,8 +206,8 @@ class LLMClient:
                 "messages": list(messages),
                 "timeout": timeout,
                 "drop_params": True,
-                # Our retries only: the SDK's own multiplied the timeout (a query against a
-                # server that never answered took 6 min 11 s on a 300 s budget).
+                # Our retries only: the SDK's own would multiply the timeout against a server
+                # that never answers, far past the budget.
                 "num_retries": 0,
                 "max_retries": 0,
                 **self.config.extra,
@@ -232,9 +232,9 @@ class LLMClient:
                     self.sleep(pause)
             except Exception as exc:
                 raise LLMError(f"the model {self.config.model} failed: {_short(exc)}") from exc
-        # Trigger: the retries stopped because the deadline came, after a connection error
-        # say. Why: "failed 3 times" read as "try again", and tier 4 did, on a fresh budget
-        # (a 20 s budget took 40.8 s). Outcome: a timeout, which no caller retries.
+        # The retries stopped because the deadline came, after a connection error say: a
+        # timeout, which no caller retries ("failed 3 times" reads as "try again", and tier 4
+        # would, on a fresh budget).
         if last is None or budget.remaining() <= 0:
             raise self._out_of_time(last, budget) from last
         if isinstance(last, (_DeadlineError, *_timeouts(litellm))):

@@ -1,8 +1,8 @@
 """litellm, imported once on a background thread, so a caller waits for it only within a deadline.
 
-Importing litellm takes seconds (5 to 37 s measured on a busy 2-core machine). Paid inside the
-first request, outside any budget, it turned a 10 s budget into 39 s. `serve` starts the import
-at start-up; the CLI starts it at its first LLM call; either way the caller waits for it with
+Importing litellm takes seconds, tens of them on a busy machine; paid inside the first request,
+outside any budget, it would make the budget meaningless. `serve` starts the import at
+start-up; the CLI starts it at its first LLM call; either way the caller waits for it with
 what is left of its time budget. `LITELLM_LOCAL_MODEL_COST_MAP=True` keeps the import off the
 network (DESIGN section 8).
 """

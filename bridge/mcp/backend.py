@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -161,11 +160,10 @@ def running_bridge(
 ) -> tuple[str, str] | None:
     """(url, token) of a `serve` running on this vault that answers its health check, or None.
 
-    Trigger: under load (the suite beside a benchmark on two cores) `serve` took over 2 s to
-    answer its health check; the import that asked then ran alone, waited a minute for the
-    vault lock `serve` holds, and failed as "busy". Why: a `serve` that is alive and
-    listening but slow is still the vault's writer, and nothing else can write while it runs.
-    Outcome: a check that times out is asked again, up to `wait` seconds, while the
+    Under load `serve` may be slow to answer its health check, and a caller that then ran
+    alone would wait for the vault lock `serve` holds and fail as "busy": a `serve` that is
+    alive and listening but slow is still the vault's writer, and nothing else can write while
+    it runs. So a check that times out is asked again, up to `wait` seconds, while the
     discovery file still names a live process; one refused or answered otherwise is final.
 
     The same holds for a `serve` that is starting: it holds the lock and has named itself
@@ -210,15 +208,11 @@ def connect(settings: Settings, local: Callable[[Settings], MemoryBackend]) -> M
     return local(settings)
 
 
-def state_dir_of(settings: Settings) -> Path:
-    return settings.state_path
-
-
 def _as_serve_takes(schema: type[BaseModel], **fields: Any) -> None:
     """Refuse what `serve`'s API refuses, by its own request model (`BackendError` saying why).
 
-    Trigger: without `serve`, MCP took an empty query, a search limit of 1,000 and a 5 MB
-    `curate_prompt` that `serve` answers with 422. Outcome: one schema, both ways.
+    Without `serve`, MCP would take an empty query, a search limit of 1,000 or a 5 MB
+    `curate_prompt` that `serve` answers with 422: one schema, both ways.
     """
     try:
         schema.model_validate({k: v for k, v in fields.items() if v is not None})

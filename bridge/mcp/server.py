@@ -90,9 +90,9 @@ def closed(schema: dict[str, Any]) -> dict[str, Any]:
 def curate_outcome(result: dict[str, Any]) -> str:
     """A curation result for the model; a batch of which nothing was applied is a refusal.
 
-    Trigger: a batch whose every operation failed (`../evil.md`) came back as a plain result
-    (`isError: false`). Why: a client or model reads that as done. Outcome: `ToolError` with
-    each reason and the whole result (a failed ADD's `existing` note says what to UPDATE).
+    A batch whose every operation failed (`../evil.md`), as a plain result (`isError: false`),
+    would read as done to a client or model: `ToolError` with each reason and the whole result
+    (a failed ADD's `existing` note says what to UPDATE).
     """
     counts = result["counts"]
     if counts["total"] == 0:

@@ -280,10 +280,10 @@ def refresh_changed(
     if index is None:
         paths = _walk(store, wanted)
     else:
-        # Trigger: a root `_index.md` made every batch walk the whole vault (0.2 s per 20,000
-        # notes, more on a slow disk). Why: the index already lists every note, kept live by
-        # the watcher; only this batch's own writes are not in it yet. Outcome: its list,
-        # corrected by the batch's paths (created ones added, removed ones taken out).
+        # Not a walk of the vault (a root `_index.md` would walk all of it every batch): the
+        # index already lists every note, kept live by the watcher, and only this batch's own
+        # writes are not in it yet. Its list, corrected by the batch's paths (created ones
+        # added, removed ones taken out).
         exists = {p for p in touched if not store.ignore.ignores(p) and store.stat(p)}
         listed = (set(index.paths()) | exists) - (touched - exists)
         paths = sorted(p for p in listed if any(_under(parent(p), top) for top in wanted))

@@ -5,11 +5,10 @@ the dense channel could find then), so a note edited after a query is visible to
 one, and a question asked while the vault was still being embedded is answered again once it
 is: there is no stale window.
 
-Answers are kept as their JSON bytes, not as models. Trigger: a full 1,024-answer cache held
-about 100,000 objects the garbage collector walks (each source and excerpt a model with its
-own dict and field set), so `serve`'s minute's full collection, which holds every request in
-flight, took ~90 ms at 10,000 notes. Bytes are one untracked object; keeping an answer costs
-~30 us and a hit ~40 us to rebuild (docs/benchmarks.md, "The minute's collection").
+Answers are kept as their JSON bytes, not as models: as models, a full cache is a great many
+objects the garbage collector walks (each source and excerpt a model with its own dict and
+field set), and `serve`'s scheduled full collection holds every request in flight while it
+walks them. Bytes are one untracked object, cheap to keep and to rebuild an answer from.
 """
 
 from __future__ import annotations
@@ -29,9 +28,8 @@ Basis = tuple[int, int]
 """(index generation, dense channel version): an answer is reused only on the same basis."""
 
 
-# Straight to UTF-8 bytes: `model_dump_json()` gives a str, 35 KB against 12 KB for a median
-# answer on the 10,000-note scale vault (one wide character widens the whole string) and
-# slower to read back (52 against 39 us).
+# Straight to UTF-8 bytes: `model_dump_json()` gives a str, which one wide character widens
+# whole, and which is slower to read back.
 _SERIALIZER = QueryResult.__pydantic_serializer__
 
 
@@ -132,7 +130,7 @@ class QueryCache:
             return self._take(best[1])
 
     def _take(self, key: str) -> QueryResult | None:
-        """A hit (the caller holds the lock): the entry's answer rebuilt (~40 us) and the
+        """A hit (the caller holds the lock): the entry's answer rebuilt and the
         entry made the newest; one that cannot give its answer back is forgotten, so the
         question is answered and cached afresh."""
         result = self._entries[key].result()

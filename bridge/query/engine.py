@@ -27,6 +27,7 @@ from bridge.query.models import NO_TERMS, QueryResult, Source
 from bridge.query.params import EngineParams
 from bridge.query.retrieval import Retrieval, Retriever
 from bridge.query.uses import Credit, UseLedger
+from bridge.semantic.languages import LanguageDetector
 
 __all__ = ["Answerer", "EngineParams", "QueryEngine", "Retrieval", "normalise_scope"]
 
@@ -78,6 +79,7 @@ class QueryEngine:
         answerer: Answerer | None = None,
         clock: Callable[[], dt.datetime] = _utcnow,
         dense: DenseSearch | None = None,
+        detector: LanguageDetector | None = None,
     ) -> None:
         self.index = index
         self.lifecycle = lifecycle or StatusOnlyLifecycle()
@@ -85,7 +87,7 @@ class QueryEngine:
         self.answerer = answerer
         self.clock = clock
         self.cache = QueryCache(self.params.cache_size, self.params.fuzzy_threshold)
-        self.retriever = Retriever(index, self.lifecycle, self.params, clock, dense)
+        self.retriever = Retriever(index, self.lifecycle, self.params, clock, dense, detector)
         self.uses = UseLedger()
 
     # -- public ----------------------------------------------------------------------------
@@ -192,8 +194,8 @@ class QueryEngine:
     def _known_scope(self, scope: str | None) -> str | None:
         """`normalise_scope`, and a `ValueError` for a folder that holds no indexed note.
 
-        Trigger: `--scope nosuch` (a typo). Why: it searched an empty set and answered
-        "tier 4, no sources" as if the memory were empty. Outcome: a usage error naming it.
+        `--scope nosuch` (a typo) would search an empty set and answer "tier 4, no sources" as
+        if the memory were empty: a usage error names it instead.
         """
         folder = normalise_scope(scope)
         if folder is not None and self.index.note_count(folder) == 0:

@@ -86,16 +86,14 @@ class StatusOnlyLifecycle:
 class StateLifecycle:
     """Lifecycle facts from the state database, cached, with accesses written in batches.
 
-    Trigger: every query needs facts for hundreds of candidate notes and records an access for
-    each source. Why: computing 400 views and one SQLite write transaction per query cost more
-    than the search itself (10k entries: 5.5 ms and 0.2 ms of a query's 11 ms and 0.23 ms).
-    Outcome: facts are cached per note and dropped the moment the state database changes that
-    note (its change listener); entries also expire after `ttl_seconds`, which bounds what a
-    write by another process can leave stale. Accesses are queued and written together at most
-    `flush_seconds` later, and always before the facts of a note with a queued use are read,
-    so ranking never misses one.
-    One flusher thread does the timed writes (a `threading.Timer` per batch started a thread
-    per query under load).
+    Every query needs facts for hundreds of candidate notes and records an access for each
+    source, and computing hundreds of views and a SQLite write transaction per query would
+    cost more than the search itself. So facts are cached per note and dropped the moment the
+    state database changes that note (its change listener); entries also expire after
+    `ttl_seconds`, which bounds what a write by another process can leave stale. Accesses are
+    queued and written together at most `flush_seconds` later, and always before the facts of
+    a note with a queued use are read, so ranking never misses one. One flusher thread does the
+    timed writes (a `threading.Timer` per batch would start a thread per query under load).
     """
 
     def __init__(
@@ -120,8 +118,8 @@ class StateLifecycle:
 
     def facts(self, notes: Sequence[NoteRef], now: dt.datetime) -> Mapping[str, LifecycleFacts]:
         # A queued use changes its own note's facts only: written now when one of these notes
-        # has one (ranking never misses it), else left to the flusher thread. Writing every
-        # query's queue here put a SQLite transaction in every next query (3% of tier 2).
+        # has one (ranking never misses it), else left to the flusher thread: writing every
+        # query's queue here would put a SQLite transaction in every next query.
         if self._queued_for(notes):
             self.flush()
         out: dict[str, LifecycleFacts] = {}

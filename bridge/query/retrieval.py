@@ -71,9 +71,9 @@ _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block
 _LEAD = -1
 
 # A block as an excerpt shows it, kept for the blocks packed most: the same turns and
-# paragraphs go into answer after answer, and cutting the list marker and block id (two
-# regular expressions) was a twentieth of a LoCoMo query. Keyed by the text, so an edited
-# block is a new key; not used when indexing, which sees each block once.
+# paragraphs go into answer after answer, and cutting the list marker and block id takes two
+# regular expressions each time. Keyed by the text, so an edited block is a new key; not
+# used when indexing, which sees each block once.
 _excerpt = lru_cache(maxsize=8192)(excerpt_text)
 
 
@@ -124,6 +124,7 @@ class Retriever:
         params: EngineParams,
         clock: Callable[[], dt.datetime],
         dense: DenseSearch | None = None,
+        detector: LanguageDetector | None = None,
     ) -> None:
         self.index = index
         self.dense = dense
@@ -136,16 +137,13 @@ class Retriever:
         # vault not embedded yet, the channel off, or a language the model does not serve).
         self._weights = {True: FITTED, False: FITTED_LEXICAL}
         self._vectors = {True: weight_vector(FITTED), False: weight_vector(FITTED_LEXICAL)}
-        # On a large index the window search runs beside the entry and block searches:
-        # tantivy releases the GIL while it searches, so on a second core they overlap.
-        # Measured with the thread on and off (`retrieve` alternated in one process; with
-        # 100 windows a query, docs/benchmarks.md "Issue 13, fourth pass"): 100,000 notes
-        # (1.6 M windows) 6.60 -> 5.52 ms wall for 6% more CPU; 10,000 notes (161,000
-        # windows) 3.31 -> 3.33 ms for 11% more CPU. The threshold lies between the two, not
-        # measured at itself. Two workers: the API's event loop and an MCP or CLI caller may
-        # query at once.
+        # On a large index (`overlap_windows`) the window search runs beside the entry and
+        # block searches: tantivy releases the GIL while it searches, so on a second core they
+        # overlap; on a small one the thread costs more CPU than the overlap saves. Two
+        # workers: the API's event loop and an MCP or CLI caller may query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
-        self._detector = LanguageDetector()  # loaded by the first question that needs it
+        # Loaded by the first question that needs it.
+        self._detector = detector or LanguageDetector()
 
     def weights_for(self, dense_ranked: bool) -> RankerWeights:
         """The ranker's weights with both channels, or those fitted without the dense one."""
@@ -166,13 +164,13 @@ class Retriever:
         """Candidates from both channels and one hop of relations, ranked by one scoring
         function (`bridge.core.ranker`); then the word budget filled with their blocks.
         `text` is the question as asked: the dense channel embeds it."""
-        p, rp = self.params, self.params.ranking
+        params, ranking = self.params, self.params.ranking
         if terms.empty:
             return Retrieval([], Evidence(has_terms=False, confidence=0.0, held=0.0), 0)
         # The question is embedded while the BM25 searches run (onnxruntime frees the GIL).
         dense_later = None
         if self.dense is not None and text:
-            dense_later = self._searches.submit(self.dense.find, text, scope, p.dense.depth)
+            dense_later = self._searches.submit(self.dense.find, text, scope, params.dense.depth)
         editions = self._lexical_editions()
         asked = self._question_language(text, editions) if text else None
         if asked is not None and asked in self.index.stem_languages():
@@ -180,12 +178,12 @@ class Retriever:
         speaker = self.evidence.named_speaker(terms)
         windows_later = None
         wanted = self.window_count(budget)
-        if self.index.document_count("windows") >= p.overlap_windows:
+        if self.index.document_count("windows") >= params.overlap_windows:
             windows_later = self._searches.submit(
                 self.index.window_scores, terms, wanted, scope, speaker
             )
-        entry_hits = self.index.search_entries(terms, p.entry_limit, scope)
-        found = self.index.block_scores(terms, p.block_limit, scope, speaker)
+        entry_hits = self.index.search_entries(terms, params.entry_limit, scope)
+        found = self.index.block_scores(terms, params.block_limit, scope, speaker)
         if windows_later is not None:
             around = windows_later.result()
         else:
@@ -198,7 +196,7 @@ class Retriever:
         lexical = _lexical_notes(entries, blocks, windows)
 
         # The fields the words' own candidates hold are asked while the question is embedded.
-        early = _best_of(lexical, p.candidates)
+        early = _best_of(lexical, params.candidates)
         masks = self.features.field_masks(terms, list(early))
         dense = dense_later.result() if dense_later is not None else NO_DENSE
         if not dense.ready:  # the channel knows no language yet: the edition folders tell
@@ -207,11 +205,11 @@ class Retriever:
         dense_blocks, dense_notes = dense_parts(dense.hits) if dense.ranks else ({}, {})
 
         # Stage 1: the candidates, a few dozen notes.
-        direct = _best_of(lexical, p.candidates) | _best_of(dense_notes, p.candidates)
+        direct = _best_of(lexical, params.candidates) | _best_of(dense_notes, params.candidates)
         records = self.index.records(direct)
         seeds = [
-            *_best_of(lexical, rp.relation_sources),
-            *_best_of(dense_notes, rp.relation_sources),
+            *_best_of(lexical, ranking.relation_sources),
+            *_best_of(dense_notes, ranking.relation_sources),
         ]
         referrer: dict[int, int] = {}
         for source, targets in self._related(seeds, records, scope).items():
@@ -250,7 +248,7 @@ class Retriever:
         # near-equals, never outranks relevance): the current of two near-identical notes first.
         shown_score = {n: answer_probability(score[n], weights) for n in candidates}
         ranked = lifecycle_order(
-            sorted(candidates, key=lambda n: -score[n]), shown_score, state.lifecycle, rp
+            sorted(candidates, key=lambda n: -score[n]), shown_score, state.lifecycle, ranking
         )
 
         # The word budget: DESIGN 3's block rule over the candidates' blocks, the lifecycle
@@ -261,12 +259,12 @@ class Retriever:
             blocks,
             windows,
             entries,
-            rp,
+            ranking,
             spoken,
             relation_blocks,
             notes=allowed,
             dense=dense_blocks,
-            dense_weight=p.dense.block_weight,
+            dense_weight=params.dense.block_weight,
         )
         found_notes = {nid for nid, _ in priority}
         for nid, lead in self._lead_notes(entry_hits, found_notes).items():
@@ -281,10 +279,10 @@ class Retriever:
         first = next((k for k in by_relevance if ranked and k[0] == ranked[0]), None)
         if first is not None:
             by_relevance.remove(first)
-        head = _head_size(by_relevance, priority, budget, rp.lifecycle_tolerance)
+        head = _head_size(by_relevance, priority, budget, ranking.lifecycle_tolerance)
         order: Iterator[BlockKey] = chain(
             [first] if first is not None else [],
-            lifecycle_stream(by_relevance[:head], priority, values_of, rp),
+            lifecycle_stream(by_relevance[:head], priority, values_of, ranking),
             by_relevance[head:],
         )
         # Fewer than 3 words left: what could still fit is a one-word turn from far down.
@@ -414,12 +412,10 @@ class Retriever:
         or, when its language is unknown, for being untranslated copies (`copy_factors`).
 
         Without the dense channel, a note's language is its edition folder's (`editions`), and
-        the question's the detector's (`asked`): lexical-only, an English question got the
+        the question's the detector's (`asked`): otherwise an English question could get the
         French edition's untranslated copy of the English page first. The same while the
-        channel loads (`DenseFound.ready`): in a fresh `serve`'s first seconds it knows no
-        language, and 2 of the help vault's 28 English questions got another edition's page
-        first (docs/benchmarks.md, "A fresh serve"); and for the notes whose language it has
-        not told yet (`DenseFound.covered`: minutes at 100,000 notes).
+        channel loads (`DenseFound.ready`: in a fresh `serve`'s first seconds it knows no
+        language), and for the notes whose language it has not told yet (`DenseFound.covered`).
         """
         factor = self.params.dense.other_language
         if self.dense is None or not dense.ready:
@@ -452,30 +448,27 @@ class Retriever:
     def window_count(self, budget: int) -> int:
         """How many windows the window search returns for a budget of `budget` words.
 
-        Trigger: the window search returned 400 windows for every query, each one a
-        candidate to turn into a map entry and rank. Why: a window only adds 0.4 x its
-        normalised score, so the windows far down its list lend little, and only as many
-        blocks as the budget holds (~B/20) are packed. Outcome: one window per 5 budget
-        words, at least 100, at most `window_limit` (400): 100 at the default 500 words,
-        400 from 2,000; a LoCoMo query 17% faster. Measured on LoCoMo dev (recall@200/500/1000
-        71.0/80.3/84.7 with 400 windows; 70.9/80.6/84.7 with 100; 25 to 400 all within 0.5 at
-        500 words), but with 100 at every budget recall@2000 fell 0.4 points: hence the
-        scaling (docs/benchmarks.md, "Issue 13, fourth pass").
+        One window per `window_words` budget words, at least `window_floor`, at most
+        `window_limit`. Each window is a candidate to turn into a map entry and rank, but it
+        only adds 0.4 x its normalised score, so the windows far down the list lend little,
+        and only as many blocks as the budget holds are packed; a large budget packs more
+        blocks, and then the windows further down count.
         """
-        p = self.params
-        return min(p.window_limit, max(p.window_floor, budget // max(1, p.window_words)))
+        params = self.params
+        return min(
+            params.window_limit, max(params.window_floor, budget // max(1, params.window_words))
+        )
 
     def _lead_notes(self, entry_hits: Sequence[Hit], found_notes: set[int]) -> dict[int, float]:
         """A note found by its title, path or a heading alone still gets an excerpt.
 
-        Trigger: "# Zanzibar" over an unrelated body matches the entry search, but no block
-        holds the word, so the note had no block to pack and came back with no source at all.
-        Outcome: such a note lends its entry part to one block: the first under a heading
-        that holds a query term, else its first block of knowledge (not a relation line).
-        Which block that is takes two searches (`SearchIndex.lead_block`), so the note enters
-        the ranking as `(note, _LEAD)` and the block is chosen only if packing reaches it
-        (`_resolved`): at 10,000 notes, choosing it for every such note up front read 76
-        stored blocks a query, a third of its time. Returns each such note's entry part
+        "# Zanzibar" over an unrelated body matches the entry search, but no block holds the
+        word, so the note would have no block to pack and come back with no source at all.
+        Such a note lends its entry part to one block: the first under a heading that holds a
+        query term, else its first block of knowledge (not a relation line). Which block that
+        is takes two searches (`SearchIndex.lead_block`), so the note enters the ranking as
+        `(note, _LEAD)` and the block is chosen only if packing reaches it (`_resolved`), not
+        up front for every such note. Returns each such note's entry part
         (its placeholder's priority), for the top entry hits no block of which was found.
         """
         if not entry_hits:
@@ -620,9 +613,10 @@ class Retriever:
         """Each note's lifecycle value `L` (neutral when the lifecycle knows nothing of it)."""
         refs = [NoteRef(r.path, r.status, r.updated) for r in records.values()]
         by_path = self.lifecycle.facts(refs, self.clock())
-        rp = self.params.ranking
+        ranking = self.params.ranking
         return {
-            nid: lifecycle_value(by_path.get(r.path, NEUTRAL), rp) for nid, r in records.items()
+            nid: lifecycle_value(by_path.get(r.path, NEUTRAL), ranking)
+            for nid, r in records.items()
         }
 
     def _related(

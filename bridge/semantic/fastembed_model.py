@@ -15,15 +15,9 @@ from typing import Any
 import numpy as np
 
 from bridge.semantic.model import EmbedderError, Kind, ModelIdentity, Vectors, normalised
-from bridge.settings import user_cache_dir
 
 # Catalogue models that read many languages; any other is taken to be English.
 MULTILINGUAL = ("multilingual", "labse", "bge-m3", "jina-embeddings-v3")
-
-
-def default_cache() -> Path:
-    """Where downloaded models go unless `embed_cache_dir` says otherwise."""
-    return user_cache_dir() / "fastembed"
 
 
 def _catalogue() -> dict[str, dict[str, Any]]:

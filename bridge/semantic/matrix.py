@@ -1,14 +1,11 @@
 """Every embedded passage's vector in one array, searched by brute force.
 
 Brute force while it is fast. Vectors are held as int8, each row with its own scale (the
-row's largest component maps to 127): a quarter of float32's memory (75 MB instead of 300 at
-200,000 passages) and faster, since a search is bound by memory reads: a slab of rows at a
-time is cast to float32 while it is in cache and multiplied by the question. The slab's
-float32 buffer is what must stay in cache: 1.5 MB (1,024 rows of 384 dimensions), which
-took the scoring of the Hub's 7,865 rows from 2.5 to 0.95 ms and of 196,000 from 68 to 25 ms
-against 6 MB slabs, whose cast rows had left the cache before the product read them
-(docs/benchmarks.md). Cosines move by at most 0.003 (the hub vault's vectors), well inside
-what the ranking tells apart.
+row's largest component maps to 127): a quarter of float32's memory, and faster, since a
+search is bound by memory reads: a slab of rows at a time is cast to float32 while it is in
+cache and multiplied by the question. The slab's float32 buffer is what must stay in cache
+(`_SLAB_BYTES`): in a larger one the cast rows leave the cache before the product reads them.
+The int8 rounding moves a cosine far less than the ranking tells apart.
 
 One writer (the embedding worker) and concurrent readers: a reader takes the arrays and the
 row count under the lock and scores outside it; the writer appends past that count, marks a
@@ -64,8 +61,8 @@ class PassageMatrix:
         self._n = 0
         # A note's rows are always contiguous (appended together, kept in order by a
         # compaction), so a note is two numbers: its first row and the row past its last,
-        # in arrays indexed by note id (the catalog's ids count up from 1). A dict of
-        # `range`s held 18 MB at 100,000 notes (the ranges and their ints); these 0.8 MB.
+        # in arrays indexed by note id (the catalog's ids count up from 1): two ints a note,
+        # where a dict of `range`s holds two objects and their ints.
         self._first = np.zeros(0, dtype=np.int32)
         self._stop = np.zeros(0, dtype=np.int32)  # == `_first`: no rows
         self._notes = 0
@@ -227,9 +224,8 @@ class PassageMatrix:
     ) -> npt.NDArray[np.float32]:
         """`codes[:n] @ q`, a slab at a time through this thread's float32 buffer.
 
-        The buffer is kept: allocating a fresh slab per step costs more than the product
-        (page faults on every step: 61 against 15 ms at 196,000 rows, measured in `serve`'s
-        process, where freed slabs go back to the system).
+        The buffer is kept: a fresh slab per step costs more than the product (in `serve`'s
+        process freed slabs go back to the system, and each new one page-faults).
         """
         buffer: npt.NDArray[np.float32] | None = getattr(self._local, "buffer", None)
         if buffer is None or buffer.shape[1] != codes.shape[1]:

@@ -27,7 +27,6 @@ from bridge.core.language import (
 )
 from bridge.core.passages import CARD
 from bridge.index.search_index import SearchIndex
-from bridge.priority import lower_thread_priority
 from bridge.query.dense import DenseFound, NoteSimilarity
 from bridge.semantic.calibration import Probes, is_stale, probe_stats, probe_vectors
 from bridge.semantic.languages import LanguageDetector
@@ -36,6 +35,7 @@ from bridge.semantic.matrix import DenseHit, PassageMatrix
 from bridge.semantic.model import Embedder, Vectors
 from bridge.semantic.planner import NotePlan, PassagePlanner, units_of
 from bridge.semantic.store import StoredNote, VectorStore, as_stored
+from bridge.thread_priority import lower_thread_priority
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,8 @@ class SemanticIndex:
         self._editions: frozenset[str] | None = frozenset()  # None: to be worked out again
         self._loaded = False
         self._working = False
-        # Notes taken off the queue by the step in flight: still pending to a person (they
-        # were missing from `pending`, and the plugin counted 6,216 notes of 6,280).
+        # Notes taken off the queue by the step in flight: still pending to a person, so
+        # `pending` counts them.
         self._in_flight = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -100,15 +100,14 @@ class SemanticIndex:
         # (passages at, how close unrelated questions get): `bridge.semantic.calibration`.
         self._line: tuple[int, Probes | None] | None = None
         self._line_lock = threading.Lock()
-        # Bumped whenever what `find` can find changes. Trigger: a question asked while the
-        # vault was being embedded was answered lexically ("keep my notes the same on my
-        # phone and laptop" -> a backup page) and the answer cache kept giving that answer
-        # once every note had vectors. Outcome: cached answers are for one version.
+        # Bumped whenever what `find` can find changes, so a cached answer is for one version:
+        # a question asked while the vault is being embedded is answered lexically, and the
+        # answer cache must not keep giving that answer once every note has vectors.
         self._version = 0
         # `serve`'s worker has embedded (or loaded) every note once. Until then a question's
         # best passage may be missing only because its note has no vectors yet, so the dense
-        # channel neither ranks nor gives an off-topic verdict (`DenseFound.covered`): 3 of the help
-        # vault's real questions were "Nothing in memory" with a third of it embedded.
+        # channel neither ranks nor gives an off-topic verdict (`DenseFound.covered`): a
+        # half-embedded vault would call questions about its other half off-topic.
         self._caught_up = False
         index.add_commit_listener(self._changed)
 
@@ -185,9 +184,8 @@ class SemanticIndex:
     def _warm(self) -> None:
         """Load the model and the language detector now, in this thread, and run each once.
 
-        Trigger: with every note already embedded, `serve` loaded neither until the first
-        question, which took 2.5 s on the Obsidian Hub vault (the person who opens Obsidian
-        asks first; bench/serve_http.py). Outcome: they load while nobody waits.
+        With every note already embedded, nothing else would load them before the first
+        question, which would wait for both; the person who opens Obsidian asks first.
         """
         self.detector.ranks("a question to warm up the detector")
         if isinstance(self.embedder, LazyEmbedder):  # loading asks no remote model anything
@@ -221,12 +219,12 @@ class SemanticIndex:
             paths = list(islice(self._queue, _NOTES_PER_STEP))
             for path in paths:
                 del self._queue[path]
-            if not self._queue:  # a dict keeps its largest table: 3.8 MB after 100,000 notes
+            if not self._queue:  # a dict keeps its largest table: a new one drops it
                 self._queue = {}
             self._working = True
             self._in_flight = len(paths)
         try:
-            stored = self.store.notes(paths)  # a step's at a time: all at once held 94 MB
+            stored = self.store.notes(paths)  # a step's at a time, not all notes' at once
             if not embed:  # only what is stored can be served without embedding
                 paths = [p for p in paths if p in stored or self.index.stamp(p) is None]
             plans = [plan for p in paths if (plan := self._plan(p, stored.get(p))) is not None]
@@ -323,15 +321,12 @@ class SemanticIndex:
     def _learn_languages(self) -> None:
         """Tell every queued note's language before embedding any (`serve`'s first pass).
 
-        Trigger: on a vault laid out in six languages, a fresh `serve` gave 3 of 28 English
-        questions another edition's page first until the vault was embedded (minutes on a
-        large vault): a note's language was known only once its passages were embedded, and
-        the question's language demotes only notes whose language is known. Why a pass of
-        its own: telling a language reads the note's blocks and runs the detector (about a
-        millisecond a note), embedding its passages takes a hundred times that. Outcome:
-        every note's language within seconds of the start (minutes at 100,000 notes), the
-        detector still run once per note (the planner keeps what it told); a stored note's
-        language comes from the vector file.
+        The question's language demotes only notes whose language is known, and on a vault
+        laid out in several languages another edition's page would come first until the note
+        was embedded. A pass of its own because telling a language (reading the note's blocks,
+        running the detector) costs a small part of embedding its passages: every note's
+        language is known soon after the start, the detector still run once per note (the
+        planner keeps what it told); a stored note's language comes from the vector file.
         """
         with self._cond:
             paths = list(self._queue)
@@ -535,7 +530,7 @@ class SemanticIndex:
         if self._thread is not None and not self._caught_up:
             # Until every note was embedded once the channel neither ranks nor judges
             # (`DenseFound.covered`): only the question's language is of use, so the question
-            # is not embedded (10 ms of a core the embedding thread is using).
+            # is not embedded (on a core the embedding thread is using).
             return DenseFound((), lang, 0.0, None, covered=False)
         vector = self.embed_question(text, lang)
         if vector is None:
@@ -642,8 +637,8 @@ class SemanticIndex:
 
 
 class _NoteIds:
-    """A set of note ids as a byte per id: the catalog's ids count up from 1, and a dict by
-    path for the same purpose held 3.8 MB at 100,000 notes."""
+    """A set of note ids as a byte per id: the catalog's ids count up from 1, so a byte per id
+    is far smaller than a dict by path."""
 
     def __init__(self) -> None:
         self._flags = bytearray()

@@ -45,11 +45,9 @@ DTYPE = np.float16  # half the bytes of float32; cosines move by < 0.001
 def as_stored(vectors: Vectors) -> Vectors:
     """`vectors` at the precision the file keeps, as a restart reads them back.
 
-    Why: the matrix served the model's float32 output right after embedding and the float16
-    copy after a restart, so a question's cosines moved by up to 0.001 with a restart and a
-    near tie could swap: on the help vault the dense channel alone put a different page first
-    for one of 28 questions before and after a restart. Served as stored, the answers are
-    those of any later start.
+    Otherwise the matrix would serve the model's float32 output right after embedding and the
+    float16 copy after a restart, a question's cosines would move a little with a restart,
+    and a near tie could swap. Served as stored, the answers are those of any later start.
     """
     return np.asarray(vectors, dtype=DTYPE).astype(np.float32)
 
@@ -142,7 +140,7 @@ class VectorStore:
                 for path, content, lang in self._db.execute(
                     f"SELECT path, content, lang FROM notes WHERE path IN ({marks})", part
                 ):
-                    # One string per language, not one per row ("en" 100,000 times: 5 MB).
+                    # One string per language, not one per row: a vault repeats a few codes.
                     lang = None if lang is None else sys.intern(lang)
                     out[path] = (digest_from_hex(content), lang)
         return out
@@ -150,8 +148,8 @@ class VectorStore:
     def notes(self, paths: Sequence[str]) -> dict[str, StoredNote]:
         """Those of `paths` that are embedded, with their passages in order.
 
-        Asked a step's notes at a time: all 100,000 notes' passage lists at once held 94 MB
-        while a warm `serve` loaded them (docs/benchmarks.md, "At 100,000 notes").
+        Asked a step's notes at a time: every note's passage list at once would be held while
+        a warm `serve` loads them.
         """
         heads = self.heads(paths)
         spans: dict[str, list[Unit]] = {}

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from bridge.core import lifecycle as akl
 from bridge.core.maturity import Maturity, StatusMapping
-from bridge.settings import Settings
 from bridge.state.db import StateDB
 from bridge.state.records import (
     Change,
@@ -208,9 +208,8 @@ class LifecycleStore:
         The decay job calls this for every note, then writes `status` where the returned
         maturity differs from it and confirms each write with `confirm_status`. One
         transaction a batch of notes (`_OBSERVED`), each note's read and write in one: the
-        connection is shared, and one transaction for the whole vault held every question
-        reading lifecycle facts until it ended (10,000 notes: ~200 ms; docs/benchmarks.md,
-        "Answers while the decay job runs").
+        connection is shared, and one transaction for the whole vault would hold every
+        question reading lifecycle facts until it ended.
         """
         wanted = {path: (status, updated) for path, status, updated in items}
         views: dict[str, LifecycleView] = {}
@@ -395,13 +394,14 @@ class LifecycleStore:
             )
 
 
-def open_lifecycle(settings: Settings) -> LifecycleStore:
+def open_lifecycle(
+    state_dir: Path, mapping: StatusMapping, params: akl.LifecycleParams
+) -> LifecycleStore:
     """The lifecycle store on the vault's `state.sqlite`, with the configured words and constants.
 
     Raises `StateDBError` when the state folder cannot be used. Close it with `store.db.close()`.
     """
-    db = StateDB.open(settings.state_path)
-    return LifecycleStore(db, settings.status_mapping, settings.lifecycle_params)
+    return LifecycleStore(StateDB.open(state_dir), mapping, params)
 
 
 def _record(row: sqlite3.Row) -> NoteRecord:

@@ -75,10 +75,10 @@ def _alive(pid: int) -> bool:
 def serve_pid_file(state_dir: Path) -> Iterator[None]:
     """Name this process, for the block, as the `serve` holding the vault (take the lock first).
 
-    Trigger: a command run while `serve` was starting found no discovery file, waited a minute
-    for the lock `serve` holds for its life and failed as busy, though `serve` answered soon
-    after. Outcome: a command that finds this file naming a live process waits for that
-    `serve` to listen (`bridge.mcp.backend.running_bridge`) and goes through it.
+    While `serve` starts there is no discovery file yet, and a command would wait for the lock
+    `serve` holds for its life and fail as busy, though `serve` answers soon after. A command
+    that finds this file naming a live process waits for that `serve` to listen
+    (`bridge.mcp.backend.running_bridge`) and goes through it.
     """
     with present_file(state_dir / SERVE_PID, f"{os.getpid()}\n"):
         yield

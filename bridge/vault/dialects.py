@@ -74,7 +74,7 @@ def _read(path: Path) -> str | None:
 def _edn(text: str, path: Path) -> dict[str, Any]:
     """The top-level map of an EDN file, keys as plain strings (`:file/name-format` ->
     `file/name-format`)."""
-    import edn_format  # only for a Logseq graph: the parser takes 70 ms to import
+    import edn_format  # only for a Logseq graph: the parser is slow to import
 
     try:
         data = edn_format.loads(text)

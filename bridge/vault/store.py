@@ -292,10 +292,10 @@ class VaultStore:
     def read_listed(self, rel: str) -> NoteFile:
         """`read` for a path `iter_paths` just listed, without resolving its folders again.
 
-        Trigger: start-up reads every note of the vault. Why: resolving each path (one `lstat`
-        per folder above it) was a tenth of a cold index. Outcome: the walk never enters a
-        linked folder, so the folders of a listed path are the vault's own; only the file
-        itself can be a link, which `O_NOFOLLOW` refuses. A link, a special file or a name
+        Start-up reads every note of the vault, and resolving each path (one `lstat` per
+        folder above it) would be a good part of a cold index. The walk never enters a linked
+        folder, so the folders of a listed path are the vault's own; only the file itself can
+        be a link, which `O_NOFOLLOW` refuses. A link, a special file or a name
         that `read` would spell differently takes `read`'s checked way.
         """
         nofollow = getattr(os, "O_NOFOLLOW", 0)
@@ -412,10 +412,10 @@ class VaultStore:
         """Atomically replace (or create) a note with `data`; skip it when nothing changes.
 
         `expected` makes it a compare-and-swap: the bytes the writer based `data` on (None: the
-        note must not exist yet). Trigger: an agent UPDATE read, built, then renamed over the
-        file, so a human append landing in between was lost (23 of 200 trials on a small note,
-        136 on a 260 KB one). Outcome: the new file takes the note's place only while the note
-        holds `expected` and nobody is writing it (`swap.replace`); a human write that slipped
+        note must not exist yet). An agent UPDATE reads, builds, then renames over the file, and
+        a plain rename would lose a human append landing in between: the new file takes the
+        note's place only while the note holds `expected` and nobody is writing it
+        (`swap.replace`); a human write that slipped
         in stays, or is put back, and is reported as `WriteConflictError`: the human's text
         always survives, and a note moved meanwhile is never recreated.
         """
@@ -567,8 +567,8 @@ class VaultStore:
 
         Only files older than `older_than_seconds`, unless the caller knows that no process of
         the bridge can be writing one: `serve` at start holds the vault lock and the writer's
-        lock and passes 0. Trigger: a kill -9 mid-write left `.<note>.md.vb-tmp-<hex>`, and a
-        service restarted at once kept it through several restarts under the old 60 s rule.
+        lock and passes 0, so the `.<note>.md.vb-tmp-<hex>` a kill -9 mid-write leaves is gone
+        even when the service restarts at once.
         """
         removed = []
         cutoff = time.time() - older_than_seconds

@@ -1,13 +1,13 @@
 """Putting a written temp file in a note's place only while the note holds what the writer read.
 
-Trigger: an agent UPDATE reads a note, builds its new bytes, and renames them in. A human who
-appended a line through an open file, or saved through an editor's own temp file and rename,
-in the milliseconds between lost the line (2 in 600 rounds on a 50 KB note), and a human `mv`
-in that instant left the old path recreated beside the moved note. Why a rename alone cannot be
-made safe: it replaces whatever the path holds at that instant, and a writer that opened the
-file before it keeps writing into the replaced file, which is then gone.
+An agent UPDATE reads a note, builds its new bytes, and renames them in. A human who appends a
+line through an open file, or saves through an editor's own temp file and rename, in the
+milliseconds between would lose the line, and a human `mv` in that instant would leave the old
+path recreated beside the moved note. A rename alone cannot be made safe: it replaces whatever
+the path holds at that instant, and a writer that opened the file before it keeps writing into
+the replaced file, which is then gone.
 
-Outcome, on Linux: a read lease on the note (`fcntl` `F_SETLEASE`) is granted only while no one
+On Linux, a read lease on the note (`fcntl` `F_SETLEASE`) is granted only while no one
 has it open for writing, and a writer that opens it afterwards waits where the lease holder can
 see it (`F_GETLEASE`). With the lease held and the bytes checked, `renameat2(RENAME_EXCHANGE)`
 puts the new file in and hands back exactly what it replaced: anything but the file that was

@@ -25,7 +25,7 @@ from watchdog.observers.api import BaseObserver
 
 from bridge.core.entry import Problem
 from bridge.index.sync import SyncReport
-from bridge.opened import OpenVault
+from bridge.open_vault import OpenVault
 from bridge.vault.journal import WriteJournal
 from bridge.watch.applier import ChangeApplier, Listener, WatchStats, _utcnow
 from bridge.watch.debounce import Debouncer

@@ -10,7 +10,6 @@ from bridge.core.markdown import parse_structure
 from bridge.core.relations import (
     LinkResolver,
     WikiLink,
-    agent_to_wikilink,
     find_wikilinks,
     link_display_text,
     links_in_blocks,
@@ -20,18 +19,9 @@ from bridge.core.relations import (
 )
 
 
-def test_agent_mentions_become_wikilinks_and_back() -> None:
-    assert agent_to_wikilink("@a/b/c.md") == ("[[a/b/c]]", None)
-    assert agent_to_wikilink("@a/b/c.md - renews tokens") == ("[[a/b/c]]", "renews tokens")
-    assert agent_to_wikilink("a/b/c") == ("[[a/b/c]]", None)
-    assert agent_to_wikilink("[[a/b|x]] - why") == ("[[a/b|x]]", "why")
+def test_note_paths_are_written_as_agents_write_them() -> None:
     assert wikilink_to_agent("a/b/c.md") == "@a/b/c.md"
     assert wikilink_to_agent("a/b/c") == "@a/b/c.md"
-
-
-def test_bad_agent_mention_is_explained() -> None:
-    with pytest.raises(ValueError, match=r"@domain/topic/entry\.md"):
-        agent_to_wikilink("   ")
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from bridge.runtime import open_bridge
+from bridge.runtime import embed_config, open_bridge
 from bridge.semantic import bundled
 from bridge.semantic.factory import embedder_for
 from bridge.settings import Settings
@@ -47,7 +47,7 @@ def test_fastembed_loads_a_model_from_a_folder_without_the_network(
         embed_model_path=minilm_folder,
         embed_cache_dir=tmp_path / "cache",
     )
-    lazy = embedder_for(settings)
+    lazy = embedder_for(embed_config(settings))
     assert lazy is not None and lazy.identity.languages == frozenset({"en"})
     texts = ["Sync your notes across devices", "who is on call tonight?"]
     theirs = lazy.embed(texts, "passage")
@@ -127,6 +127,6 @@ def test_litellm_embeds_through_an_endpoint_with_the_key_from_its_variable(
 def test_off_turns_the_channel_off_and_an_unknown_name_is_a_clear_error(
     template_vault: Path, tmp_path: Path
 ) -> None:
-    assert embedder_for(Settings(vault=template_vault, embed_model="off")) is None
+    assert embedder_for(embed_config(Settings(vault=template_vault, embed_model="off"))) is None
     with pytest.raises(ValueError, match="fastembed:<model>"):
         Settings(vault=template_vault, embed_model="minilm-please")
