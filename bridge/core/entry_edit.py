@@ -19,7 +19,13 @@ from bridge.core.entry import SECTIONS
 from bridge.core.markdown import Block, Heading, parse_structure
 from bridge.core.paths import link_target
 from bridge.core.properties import read as read_properties
-from bridge.core.relations import LinkSyntax, WikiLink, find_wikilinks, parse_wikilink
+from bridge.core.relations import (
+    LinkSyntax,
+    WikiLink,
+    find_wikilinks,
+    is_pattern,
+    parse_wikilink,
+)
 
 _TITLES = {"relations": "Relations", "raw concept": "Raw Concept"}
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -380,7 +386,7 @@ def rewrite_links(
     for match in _WIKILINK.finditer(masked):
         link = parse_wikilink(match.group(2), embed=bool(match.group(1)), syntax=syntax)
         path = resolve(link.target)
-        if path is None or path not in moves:
+        if path is None or path not in moves or is_pattern(link.target, path):
             continue
         pieces += [text[last : match.start()], link.render(spell(link, moves[path]))]
         last = match.end()

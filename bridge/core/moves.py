@@ -20,7 +20,7 @@ from bridge.core.relations import (
     LinkSyntax,
     WikiLink,
     find_wikilinks,
-    note_name,
+    is_pattern,
 )
 
 
@@ -50,8 +50,8 @@ def relink(
         meant = before.resolve(link.target, was_at)
         if meant is None:
             continue  # unresolved before: left as it is (reported by doctor)
-        if "*" in link.target and note_name(meant) != note_name(link.target):
-            continue  # a pattern (Dendron's `![[proj.auth.*]]`) means every note it matches
+        if is_pattern(link.target, meant):
+            continue
         meant = new if meant == old else meant
         if after.resolve(link.target, now_at) != meant:
             changed[link.target] = meant

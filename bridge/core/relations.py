@@ -194,6 +194,15 @@ def note_name(path: str) -> str:
     return _name(path)
 
 
+def is_pattern(target: str, path: str) -> bool:
+    """Does the link `target` name many notes, of which `path` is only the first it found?
+
+    A Dendron note reference with a wildcard (`![[proj.auth.*]]`) means every note it
+    matches: moving or merging one of them must leave it as it is, not spell that one note.
+    """
+    return "*" in target and note_name(path) != note_name(target)
+
+
 def link_name(target: str) -> str:
     """The note name a link target can resolve to: only notes of that name (`note_name`)
     can be its answer, whichever rule of `LinkResolver.resolve` finds it. `""` for a link

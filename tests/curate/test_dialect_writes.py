@@ -272,6 +272,23 @@ def test_a_dendron_merge_rewrites_alias_first_links(vaults: Any) -> None:
     assert "[[proj.auth.keys" not in merged.body  # its own links to the source: itself now
 
 
+def test_a_dendron_merge_leaves_a_pattern_reference_as_it_is(vaults: Any) -> None:
+    bridge = vaults("dendron", review_rules=[])
+    overview = bridge.store.root / "notes/proj.auth.md"
+    overview.write_text(overview.read_text() + "\nEvery auth note: ![[proj.auth.*]]\n")
+    bridge.sync()
+    merge = {
+        "type": "MERGE",
+        "path": "notes/proj.auth.keys.md",
+        "merge_from": ["notes/proj.auth.jwt.md"],
+    }
+    assert run(bridge, merge).results[0].status == "applied"
+    auth = overview.read_text()
+    assert "[[JWT tokens|proj.auth.keys]]" in auth  # a link to the merged note follows it
+    # A pattern means every note it matches, not the one it happened to find first: it stays.
+    assert "Every auth note: ![[proj.auth.*]]\n" in auth
+
+
 def test_a_foam_add_writes_the_entry_format_with_its_title(vaults: Any) -> None:
     bridge = vaults("foam")
     result = run(bridge, add_op("projects/web/launch.md", title="Launch plan", summary="In March."))
