@@ -82,14 +82,20 @@ def property_editor(dialect: Dialect) -> Callable[[str, str, object], str]:
 # -- entries ----------------------------------------------------------------------------------
 
 
-def spell_link(dialect: Dialect, path: str) -> str:
+def spell_link(dialect: Dialect, path: str, title: str | None = None) -> str:
     """How a link written by the bridge names the existing note at `path`: its path (as the
     bridge always wrote in Obsidian and Foam vaults), a Logseq page's name (`[[Auth/Key
-    Rotation]]`, never `[[pages/Auth___Key Rotation]]`), a Dendron note's dotted name."""
+    Rotation]]`, never `[[pages/Auth___Key Rotation]]`), a Dendron note's dotted name.
+
+    `title` is the note's title as read: a Logseq page's `title::` is its name, so a page
+    `pages/sso.md` titled "Single sign-on" is `[[Single sign-on]]` (Logseq would open a new,
+    empty page for `[[sso]]`)."""
     match dialect:
         case Obsidian() | Foam():
             return link_target(path)
-        case Logseq() | Dendron():
+        case Logseq():
+            return title or page_name(dialect, path)
+        case Dendron():
             return page_name(dialect, path)
         case _:
             assert_never(dialect)

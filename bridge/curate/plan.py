@@ -17,6 +17,7 @@ from typing import Any, Literal
 from bridge.core import frontmatter as fm
 from bridge.core.dialect import (
     Foam,
+    Logseq,
     Obsidian,
     file_for,
     is_file_path,
@@ -168,8 +169,17 @@ class Planner:
         return op.model_copy(update=moved)
 
     def spelled_path(self, path: str) -> str:
-        """How a link written by the bridge names the existing note at `path`."""
-        return spell_link(self.store.dialect, path)
+        """How a link written by the bridge names the existing note at `path` (a Logseq page
+        by its title, which names it; a note not written yet by the name it will have)."""
+        dialect = self.store.dialect
+        title = None
+        if isinstance(dialect, Logseq):
+            try:
+                file = self.store.read(path)
+            except NoteError:
+                file = None
+            title = file.parse().title if file is not None else None
+        return spell_link(dialect, path, title)
 
     def _spelled(self, target: str, source: str) -> str:
         """A relation's inner link text as the vault's dialect spells it: the note it
@@ -179,7 +189,7 @@ class Planner:
             return target
         link = parse_wikilink(target)  # agents write `target|alias`, whatever the vault
         found = self.resolver().resolve(link.target, source)
-        name = spell_link(dialect, found) if found else spell_target(dialect, link.target)
+        name = self.spelled_path(found) if found else spell_target(dialect, link.target)
         return replace(link, target=name, syntax=self.syntax).render()[2:-2]
 
     def read(self, path: str) -> NoteFile | None:
@@ -483,7 +493,8 @@ class Planner:
     def _spell(self, gone: set[str], new_path: str) -> Callable[[WikiLink, str], str]:
         dialect = self.store.dialect
         if not isinstance(dialect, Obsidian | Foam):
-            return lambda link, path: spell_link(dialect, path)  # a page or dotted name
+            name = self.spelled_path(new_path)  # a page or dotted name
+            return lambda link, path: name if path == new_path else self.spelled_path(path)
         after = LinkResolver([p for p in self.paths() if p not in gone] + [new_path])
 
         def spell(link: WikiLink, path: str) -> str:

@@ -116,7 +116,8 @@ def test_a_logseq_update_edits_lines_in_place_and_keeps_the_rest(vaults: Any) ->
         [
             "description:: Letters on days 3, 7 and 14.",
             "- ## Relations",
-            "\t- [[auth/sessions]] - a session is needed to pay",
+            # The page is named by its `title:: Auth/Sessions`.
+            "\t- [[Auth/Sessions]] - a session is needed to pay",
             "\t- Days 3, 7 and 14.",
         ]
     )
@@ -287,6 +288,34 @@ def test_a_dendron_merge_leaves_a_pattern_reference_as_it_is(vaults: Any) -> Non
     assert "[[JWT tokens|proj.auth.keys]]" in auth  # a link to the merged note follows it
     # A pattern means every note it matches, not the one it happened to find first: it stays.
     assert "Every auth note: ![[proj.auth.*]]\n" in auth
+
+
+def test_a_logseq_page_is_linked_by_the_title_that_names_it(vaults: Any) -> None:
+    """A page whose `title::` differs from its file name is that title in Logseq: a link by
+    the file name would open a new, empty page."""
+    bridge = vaults("logseq", review_rules=[])
+    root = bridge.store.root
+    (root / "pages/sso.md").write_text("title:: Single sign-on\n\n- We use Okta for SSO.\n")
+    (root / "pages/okta.md").write_text("- Okta is our identity provider.\n")
+    deploy = root / "pages/Deploy.md"
+    deploy.write_text(deploy.read_text() + "- Log in with [[okta]] first.\n")
+    bridge.sync()
+    add = add_op(
+        "ops/access/login.md",
+        title="Login",
+        summary="How to log in.",
+        relations=["@pages/sso.md - the provider"],
+    )
+    assert run(bridge, add).results[0].status == "applied"
+    assert (
+        "\t- [[Single sign-on]] - the provider\n"
+        in (root / "pages/ops___access___login.md").read_text()
+    )
+    merge = {"type": "MERGE", "path": "pages/sso.md", "merge_from": ["pages/okta.md"]}
+    assert run(bridge, merge).results[0].status == "applied"
+    assert "- Log in with [[Single sign-on]] first.\n" in deploy.read_text()
+    assert (root / "pages/sso.md").read_text().startswith("title:: Single sign-on\n")
+    assert bridge.index.link_resolver().resolve("Single sign-on") == "pages/sso.md"
 
 
 def test_a_foam_add_writes_the_entry_format_with_its_title(vaults: Any) -> None:
