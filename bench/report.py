@@ -141,6 +141,23 @@ def superseded_rows() -> list[str]:
     return rows
 
 
+def speed_rows() -> list[str]:
+    """Tier 2 in process beside its floor (`bench/tier2_floor.py`), and through `serve` on the
+    Hub in its first minute and after (`bench/serve_http.py`): milliseconds, machine-bound."""
+    floor = result("tier2_floor")
+    rows = [
+        f"| in process, {floor['questions']} questions x {floor['rounds']} | "
+        f"{floor['tier2_p50_ms']:.1f} | - | floor {floor['floor_p50_ms']:.1f} ms: "
+        f"**{floor['ratio']:.1f}x** |"
+    ]
+    for phase, r in result("serve_http_hub")["phases"].items():
+        rows.append(
+            f"| through `serve`, {phase}, {r['questions']} questions | **{r['p50']:.1f}** | "
+            f"{r['p99']:.1f} | max {r['max']:.1f} ms |"
+        )
+    return rows
+
+
 def readme_rows() -> list[str]:
     """README.md's headline figures, each with whether it is in sample or left out."""
     fit = result("ranker_fit")["channels"]["vaults"]
@@ -178,6 +195,7 @@ TABLES = {
     "thresholds": threshold_rows,
     "locomo": locomo_rows,
     "superseded": superseded_rows,
+    "speed": speed_rows,
     "readme": readme_rows,
 }
 
