@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from bridge.core.dialect import describe
+from bridge.core.dialect import describe, pages_by_reference
 from bridge.core.entry import Note
 from bridge.core.fusion import DenseParams
 from bridge.core.ranking import RankingParams
@@ -25,6 +25,7 @@ from bridge.curate.results import BatchWritten
 from bridge.curate.reviews import ReviewService
 from bridge.importer.service import ImportReport, import_transcripts
 from bridge.importer.transcript import AUTHOR as IMPORT_AUTHOR
+from bridge.index.graph_cache import GraphCache
 from bridge.index.search_index import SearchIndex
 from bridge.index.sync import SyncReport, index_file, reconcile
 from bridge.lifecycle.decay import DecayReport, decay_message, run_decay
@@ -58,6 +59,8 @@ class Bridge:
     lifecycle: LifecycleStore
     engine: QueryEngine
     semantic: SemanticIndex | None = None
+    # The link graph the API shows and the ranker reads, kept current by each commit.
+    graph: GraphCache | None = None
 
     def sync(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring the index up to date with the files."""
@@ -310,8 +313,9 @@ def open_bridge(settings: Settings) -> Bridge:
     # The questions' own detector on the model unpacked once per machine: loaded by the
     # first question that needs it, apart from the dense channel's.
     detector = LanguageDetector(user_cache_dir())
+    graph = GraphCache(index, pages_by_reference(dialect))
     engine = QueryEngine(
-        index, StateLifecycle(lifecycle), params, dense=semantic, detector=detector
+        index, StateLifecycle(lifecycle), params, dense=semantic, detector=detector, graph=graph
     )
     client = llm_client(settings)
     if client is not None:
@@ -322,7 +326,7 @@ def open_bridge(settings: Settings) -> Bridge:
             settings.llm_agent_rounds,
             budget_seconds=settings.llm_query_budget_seconds,
         )
-    return Bridge(settings, store, index, lifecycle, engine, semantic)
+    return Bridge(settings, store, index, lifecycle, engine, semantic, graph)
 
 
 def _or(value: float | None, default: float) -> float:

@@ -17,10 +17,10 @@ from bridge.api import (
 )
 from bridge.api.context import ApiContext
 from bridge.api.events import EventBus
-from bridge.api.graph import GraphCache
 from bridge.api.models import error_responses
 from bridge.api.security import ALLOWED_ORIGINS, DEFAULT_MAX_BODY, GuardMiddleware
 from bridge.core.dialect import pages_by_reference
+from bridge.index.graph_cache import GraphCache
 from bridge.runtime import Bridge
 
 
@@ -44,7 +44,7 @@ def create_app(
     ctx = ApiContext(
         bridge=bridge,
         bus=bus,
-        graph=GraphCache(bridge.index, pages_by_reference(bridge.store.dialect)),
+        graph=bridge.graph or GraphCache(bridge.index, pages_by_reference(bridge.store.dialect)),
         watching=watching,
         answer_threads=bridge.settings.answer_threads,
     )

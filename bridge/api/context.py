@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from fastapi import Request
 
 from bridge.api.events import EventBus
-from bridge.api.graph import GraphCache
+from bridge.index.graph_cache import GraphCache
 from bridge.runtime import Bridge
 
 T = TypeVar("T")

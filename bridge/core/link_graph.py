@@ -71,6 +71,10 @@ class LinkGraph:
         """The notes linking to `path`, sorted."""
         return sorted(self._back.get(path, ()))
 
+    def backlink_count(self, path: str) -> int:
+        """How many notes link to `path`."""
+        return len(self._back.get(path, ()))
+
     def all_backlinks(self) -> dict[str, list[str]]:
         return {path: sorted(sources) for path, sources in self._back.items() if sources}
 

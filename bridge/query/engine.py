@@ -18,6 +18,7 @@ from bridge.core.paths import normalise_folder
 from bridge.core.text import normalise_query
 from bridge.core.tiers import Evidence, Route, is_out_of_domain, route
 from bridge.index.analysis import QueryTerms, query_terms
+from bridge.index.graph_cache import GraphCache
 from bridge.index.search_index import SearchIndex
 from bridge.query.cache import CacheEntry, QueryCache
 from bridge.query.dense import DenseSearch
@@ -80,14 +81,18 @@ class QueryEngine:
         clock: Callable[[], dt.datetime] = _utcnow,
         dense: DenseSearch | None = None,
         detector: LanguageDetector | None = None,
+        graph: GraphCache | None = None,
     ) -> None:
+        """`graph`: the bridge's link graph, shared with the API (`bridge.runtime`)."""
         self.index = index
         self.lifecycle = lifecycle or StatusOnlyLifecycle()
         self.params = params or EngineParams()
         self.answerer = answerer
         self.clock = clock
         self.cache = QueryCache(self.params.cache_size, self.params.fuzzy_threshold)
-        self.retriever = Retriever(index, self.lifecycle, self.params, clock, dense, detector)
+        self.retriever = Retriever(
+            index, self.lifecycle, self.params, clock, dense, detector, graph
+        )
         self.uses = UseLedger()
 
     # -- public ----------------------------------------------------------------------------

@@ -9,15 +9,14 @@ here decides anything: the scoring function does, with fitted weights.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bridge.core.compose import named_identifiers
-from bridge.core.link_graph import LinkGraph
 from bridge.core.ranker import FEATURES, INDEX
 from bridge.core.ranking import normalised_relevance
 from bridge.index.analysis import QueryTerms, analyze
+from bridge.index.graph_cache import GraphCache
 from bridge.index.manifest import NoteRecord
 from bridge.index.schema import ENTRY_FIELDS
 from bridge.index.search_index import SearchIndex
@@ -45,13 +44,18 @@ class FeatureReader:
     """Feature vectors of candidate notes over one index (and its dense channel)."""
 
     def __init__(
-        self, index: SearchIndex, dense: DenseSearch | None, relevance_scale: float
+        self,
+        index: SearchIndex,
+        dense: DenseSearch | None,
+        relevance_scale: float,
+        graph: GraphCache | None = None,
     ) -> None:
+        """`graph`: the bridge's link graph (one per index, shared with the API); a reader
+        without one keeps its own."""
         self.index = index
         self.dense = dense
         self.scale = relevance_scale
-        self._graph_lock = threading.Lock()
-        self._graph: tuple[int, dict[str, int]] | None = None
+        self.graph = graph if graph is not None else GraphCache(index)
 
     def field_masks(self, terms: QueryTerms, nids: Sequence[int]) -> FieldMasks:
         """Which of the question's words (and native stems) each of `nids` holds, by entry
@@ -202,7 +206,9 @@ class FeatureReader:
             values[spread] = sim.spread
 
     def _structure(self, found: Found, out: dict[int, list[float]]) -> None:
-        inbound = self._inbound()
+        inbound = self.graph.inbound_counts(
+            rec.path for nid in out if (rec := found.records.get(nid)) is not None
+        )
         i, o, listing = INDEX["inlinks"], INDEX["outlinks"], INDEX["listing"]
         for nid, values in out.items():
             rec = found.records.get(nid)
@@ -211,19 +217,6 @@ class FeatureReader:
             values[i] = math.log1p(inbound.get(rec.path, 0))
             values[o] = math.log1p(len(rec.links))
             values[listing] = min(1.0, len(rec.links) / max(1, rec.blocks))
-
-    def _inbound(self) -> dict[str, int]:
-        """How many notes link to each note, for the index's generation."""
-        generation = self.index.generation
-        with self._graph_lock:
-            if self._graph is not None and self._graph[0] == generation:
-                return self._graph[1]
-            graph = LinkGraph()
-            links = {r.path: r.links for r in self.index.all_records()}
-            graph.build(links, self.index.link_resolver())
-            counts = {path: len(sources) for path, sources in graph.all_backlinks().items()}
-            self._graph = (generation, counts)
-            return counts
 
 
 def _best_per_note(scores: Mapping[BlockKey, float]) -> dict[int, float]:

@@ -49,6 +49,7 @@ from bridge.core.text import word_count
 from bridge.core.tiers import Evidence
 from bridge.index.analysis import QueryTerms, question_stems
 from bridge.index.documents import IndexedBlock, excerpt_words
+from bridge.index.graph_cache import GraphCache
 from bridge.index.manifest import NoteRecord
 from bridge.index.search_index import Hit, SearchIndex
 from bridge.query.dense import NO_DENSE, DenseFound, DenseSearch
@@ -125,6 +126,7 @@ class Retriever:
         clock: Callable[[], dt.datetime],
         dense: DenseSearch | None = None,
         detector: LanguageDetector | None = None,
+        graph: GraphCache | None = None,
     ) -> None:
         self.index = index
         self.dense = dense
@@ -132,7 +134,7 @@ class Retriever:
         self.params = params
         self.clock = clock
         self.evidence = EvidenceReader(index, params)
-        self.features = FeatureReader(index, dense, params.ranking.relevance_scale)
+        self.features = FeatureReader(index, dense, params.ranking.relevance_scale, graph)
         # The weights fitted with both channels, and those fitted without the dense one (for a
         # vault not embedded yet, the channel off, or a language the model does not serve).
         self._weights = {True: FITTED, False: FITTED_LEXICAL}
