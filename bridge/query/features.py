@@ -173,14 +173,19 @@ class FeatureReader:
         if not names:
             return
         column, held = INDEX["identifier"], INDEX["coverage"]
-        for nid, values in out.items():
-            rec = found.records.get(nid)
-            if rec is None or values[held] <= 0:
-                continue
-            blocks = self.index.blocks((nid, i) for i in range(min(rec.blocks, _MAX_BLOCKS)))
-            body = "\n".join(b.text for b in blocks.values()).lower()
+        keys = [
+            (nid, i)
+            for nid, values in out.items()
+            if (rec := found.records.get(nid)) is not None and values[held] > 0
+            for i in range(min(rec.blocks, _MAX_BLOCKS))
+        ]
+        texts: dict[int, list[str]] = {}
+        for (nid, _), block in sorted(self.index.blocks(keys).items()):  # one read for all
+            texts.setdefault(nid, []).append(block.text)
+        for nid, parts in texts.items():
+            body = "\n".join(parts).lower()
             if any(name in body for name in names):
-                values[column] = 1.0
+                out[nid][column] = 1.0
 
     def _dense(self, found: Found, out: dict[int, list[float]]) -> None:
         dense = found.dense
