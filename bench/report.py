@@ -158,6 +158,35 @@ def speed_rows() -> list[str]:
     return rows
 
 
+def scale_rows() -> list[str]:
+    """`bench/scale.py`: generated vaults, lexical only, beside raw tantivy on the same notes."""
+    rows = []
+    for r in result("scale"):
+        paired, raw = r["paired"]["paired_ms"], r["raw"]
+        rows.append(
+            f"| {r['entries']:,} | {paired['tier2']['p50']:.1f} / {paired['tier2']['p99']:.1f} | "
+            f"{paired['raw']['p50']:.2f} ({paired['tier2']['p50'] / paired['raw']['p50']:.0f}x) | "
+            f"{r['cold']['cold_index_s']:.1f} s ({r['cold']['cold_index_s'] / raw['cold_index_s']:.1f}x) | "
+            f"{r['warm']['warm_start_s']:.2f} s | {r['query']['peak_rss_mb']:.0f} MB | "
+            f"{r['cold']['index_mb']:.0f} MB |"
+        )
+    return rows
+
+
+def load_rows() -> list[str]:
+    """`bench/load.py`: fresh questions over HTTP while an agent curates and a human edits."""
+    data = result("load")
+    rows = []
+    for step in data["steps"]:
+        client, server = step["latency_ms"], step["server_ms"]
+        rows.append(
+            f"| {step['offered_qps']:.0f} | **{step['achieved_qps']:.1f}** | "
+            f"{client['p50']:.0f} / {client['p99']:.0f} | {server['p50']:.1f} / "
+            f"{server['p99']:.1f} | {step['cpu_cores']['server']:.2f} |"
+        )
+    return rows
+
+
 def readme_rows() -> list[str]:
     """README.md's headline figures, each with whether it is in sample or left out."""
     fit = result("ranker_fit")["channels"]["vaults"]
@@ -196,6 +225,8 @@ TABLES = {
     "locomo": locomo_rows,
     "superseded": superseded_rows,
     "speed": speed_rows,
+    "scale": scale_rows,
+    "load": load_rows,
     "readme": readme_rows,
 }
 

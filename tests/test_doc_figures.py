@@ -10,6 +10,7 @@ here.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from bench import report
 from tests.conftest import ROOT
@@ -66,3 +67,35 @@ def test_the_readme_reads_in_five_minutes() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 130, f"README.md has {len(lines)} lines"
     assert len((ROOT / "docs" / "benchmarks.md").read_text().splitlines()) <= 450
+
+
+_LINK = re.compile(r"\]\(([\w./-]*\.md)?#([\w-]+)\)")
+_QUOTED_SECTION = re.compile(r"benchmarks\.md, \"([^\"]+)\"")
+
+
+def _anchors(path: Path) -> set[str]:
+    """The heading anchors GitHub gives `path`: lower case, punctuation dropped, spaces
+    as hyphens."""
+    anchors = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+def test_every_link_to_a_section_finds_it() -> None:
+    """A link to a heading that was renamed or removed opens the page at its top; a section
+    of docs/benchmarks.md named in quotes must be there too."""
+    broken = []
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        for target, anchor in _LINK.findall(text):
+            page = (path.parent / target).resolve() if target else path
+            if anchor not in _anchors(page):
+                broken.append(f"{path.name}: {target}#{anchor}")
+        headings = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+        for section in _QUOTED_SECTION.findall(text):
+            if f"# {section}\n" not in headings:
+                broken.append(f'{path.name}: benchmarks.md, "{section}"')
+    assert broken == []
