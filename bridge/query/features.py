@@ -81,8 +81,9 @@ class FeatureReader:
         if not out:
             return out
         self._lexical(found, out)
-        self._fields(terms, found, out, masks)
-        self._identifiers(text, found, out)
+        by_field = masks if masks is not None else self.field_masks(terms, list(out))
+        self._fields(terms, found, out, by_field)
+        self._identifiers(text, terms, found, out, by_field)
         self._dense(found, out)
         self._structure(found, out)
         for nid, values in out.items():
@@ -163,20 +164,33 @@ class FeatureReader:
             if title_words and question.issuperset(title_words):
                 values[named] = math.fsum(by_word[w] for w in title_words) / total
 
-    def _identifiers(self, text: str, found: Found, out: dict[int, list[float]]) -> None:
+    def _identifiers(
+        self,
+        text: str,
+        terms: QueryTerms,
+        found: Found,
+        out: dict[int, list[float]],
+        masks: FieldMasks,
+    ) -> None:
         """Notes holding, verbatim, an identifier the question names (`named_identifiers`).
 
         The notes' text is read only when the question names one (most do not), and only for
-        the notes holding some of its words.
+        the notes that hold every index term of one of them in some field (`masks`): a note
+        without them cannot hold the identifier, and reading a few dozen notes' text was a
+        large part of such a question.
         """
         names = named_identifiers(text) if text else frozenset()
         if not names:
             return
         column, held = INDEX["identifier"], INDEX["coverage"]
+        needed = _identifier_bits(names, terms)
+        holds = _union(masks.values())
         keys = [
             (nid, i)
             for nid, values in out.items()
-            if (rec := found.records.get(nid)) is not None and values[held] > 0
+            if (rec := found.records.get(nid)) is not None
+            and values[held] > 0
+            and (needed is None or any(holds.get(nid, 0) & bits == bits for bits in needed))
             for i in range(min(rec.blocks, _MAX_BLOCKS))
         ]
         texts: dict[int, list[str]] = {}
@@ -240,6 +254,22 @@ def _forms(terms: QueryTerms) -> list[list[str]]:
     """The question's words (CJK pairs included), and its native stems when it has some."""
     words = [*terms.words, *terms.bigrams]
     return [words, list(terms.stems)] if terms.stems else [words]
+
+
+def _identifier_bits(names: Iterable[str], terms: QueryTerms) -> list[int] | None:
+    """For each identifier, the `field_masks` bits of its index terms; None when one of them
+    is not among the asked words (a stop word, a term the question lost): then every note
+    holding some of the question is read."""
+    position: dict[str, int] = {}
+    for i, word in enumerate(w for form in _forms(terms) for w in form):
+        position.setdefault(word, i)
+    out = []
+    for name in names:
+        tokens = analyze(name)
+        if not tokens or any(t not in position for t in tokens):
+            return None
+        out.append(sum({1 << position[t] for t in tokens}))
+    return out
 
 
 def merged(a: FieldMasks, b: FieldMasks) -> FieldMasks:
