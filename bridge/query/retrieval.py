@@ -197,8 +197,10 @@ class Retriever:
         relation_blocks = found.flagged  # FLAG_METADATA is the only flag
         lexical = _lexical_notes(entries, blocks, windows)
 
-        # The fields the words' own candidates hold are asked while the question is embedded.
-        early = _best_of(lexical, params.candidates)
+        # The fields the words' own candidates hold are asked while the question is embedded;
+        # with nothing to wait for, once for every candidate (each ask reads the words'
+        # postings over the whole index, however few the notes).
+        early = _best_of(lexical, params.candidates) if dense_later is not None else {}
         masks = self.features.field_masks(terms, list(early))
         dense = dense_later.result() if dense_later is not None else NO_DENSE
         if not dense.ready:  # the channel knows no language yet: the edition folders tell
