@@ -62,19 +62,21 @@ def maybe_copies(
 def copy_groups(
     order: Sequence[K],
     pairs: Sequence[tuple[K, K]],
-    text_of: Callable[[K], str],
+    pairs_of: Callable[[K], frozenset[tuple[str, str]]],
     overlap: float = COPY_OVERLAP,
 ) -> dict[K, list[K]]:
     """Each group of copies among `order` (best first), as {first: [the others]}.
 
-    `pairs` are the candidates (`maybe_copies`); `text_of` gives a note's text, read only for
-    the notes of a pair. A note joins the group of the best note it copies.
+    `pairs` are the candidates (`maybe_copies`); `pairs_of` gives a note's `word_pairs`,
+    asked only for the notes of a pair (the caller may keep them: a note's text changes
+    less often than the questions that list it). A note joins the group of the best note it
+    copies.
     """
     shingles: dict[K, frozenset[tuple[str, str]]] = {}
 
     def of(key: K) -> frozenset[tuple[str, str]]:
         if key not in shingles:
-            shingles[key] = word_pairs(text_of(key))
+            shingles[key] = pairs_of(key)
         return shingles[key]
 
     leader: dict[K, K] = {}

@@ -10,6 +10,8 @@ order is the sources'. The budget is then filled with whole blocks by DESIGN 3's
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
-from bridge.core.copies import copy_groups, maybe_copies
+from bridge.core.copies import copy_groups, maybe_copies, word_pairs
 from bridge.core.fusion import copy_factors, dense_parts, language_factors
 from bridge.core.language import folder_language, question_language
 from bridge.core.markdown import excerpt_text
@@ -66,6 +68,8 @@ _JOINED_PER_NOTE = 8  # notes one relation away that join the candidates, per no
 # What the question's searches found in a note's text, equal for two copies (`maybe_copies`).
 _TEXT_SIGNALS = tuple(INDEX[n] for n in ("block", "window", "coverage", "dense_abs", "centre"))
 _COPY_BLOCKS = 400  # blocks of a note compared when looking for copies
+# Notes' word pairs kept for the copy check: the same notes come back question after question.
+_SHINGLES_KEPT = 512
 _LEAD_BLOCKS = 16  # the first blocks of such a note, among which its lead block is chosen
 # The ordinal of a lead block not chosen yet: which block leads is read only when packing
 # reaches the note (most never are), see `_lead_notes`.
@@ -144,6 +148,8 @@ class Retriever:
         # overlap; on a small one the thread costs more CPU than the overlap saves. Two
         # workers: the API's event loop and an MCP or CLI caller may query at once.
         self._searches = ThreadPoolExecutor(2, thread_name_prefix="window-search")
+        self._shingles: OrderedDict[tuple[int, bytes], frozenset[tuple[str, str]]] = OrderedDict()
+        self._shingles_lock = threading.Lock()
         # Loaded by the first question that needs it.
         self._detector = detector or LanguageDetector()
 
@@ -591,12 +597,24 @@ class Retriever:
         if not pairs:
             return {}
 
-        def text_of(nid: int) -> str:
-            count = min(records[nid].blocks, _COPY_BLOCKS)
+        def pairs_of(nid: int) -> frozenset[tuple[str, str]]:
+            rec = records[nid]
+            key = (nid, rec.hash)  # the same bytes: the same word pairs
+            with self._shingles_lock:
+                kept = self._shingles.get(key)
+                if kept is not None:
+                    self._shingles.move_to_end(key)
+                    return kept
+            count = min(rec.blocks, _COPY_BLOCKS)
             blocks = self.index.blocks((nid, i) for i in range(count))
-            return "\n".join(blocks[k].text for k in sorted(blocks))
+            made = word_pairs("\n".join(blocks[k].text for k in sorted(blocks)))
+            with self._shingles_lock:
+                self._shingles[key] = made
+                if len(self._shingles) > _SHINGLES_KEPT:
+                    self._shingles.popitem(last=False)
+            return made
 
-        return copy_groups(notes, pairs, text_of)
+        return copy_groups(notes, pairs, pairs_of)
 
     @staticmethod
     def _source(

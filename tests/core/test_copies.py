@@ -27,11 +27,11 @@ def test_a_copy_and_a_version_with_one_word_fixed_join_the_best_note_but_a_sibli
     sizes = {k: len(v.encode()) for k, v in texts.items()}
     read: list[str] = []
 
-    def text_of(key: str) -> str:
+    def pairs_of(key: str) -> frozenset[tuple[str, str]]:
         read.append(key)
-        return texts[key]
+        return word_pairs(texts[key])
 
-    groups = copy_groups(order, maybe_copies(sizes, order), text_of)
+    groups = copy_groups(order, maybe_copies(sizes, order), pairs_of)
     assert groups == {"en/history.md": ["fr/history.md", "old/history.md"]}
     # Two short notes about different commands share most words but not their word pairs.
     assert "prev.md" not in groups.get("next.md", [])

@@ -465,3 +465,41 @@ def test_a_page_and_its_copies_are_one_source_and_no_excerpt_repeats(tmp_path: P
         assert found.words == sum(len(t.split()) for t in shown)
     finally:
         bridge.close()
+
+
+def test_a_copy_rewritten_since_is_a_source_of_its_own(tmp_path: Path) -> None:
+    """Copies are compared by their text as it is now, not as it was when last compared."""
+    answer = (
+        "Version history keeps every version of a note for a year. Open the file menu and "
+        "pick Version history to restore an older version."
+    )
+    aside = (
+        "The sync service stores versions on servers in Frankfurt, encrypted end to end, "
+        "and nobody at the company can read them, not even support staff on call."
+    )
+    rewritten = (
+        "My team keeps its meeting minutes here as well, written by whoever chairs the "
+        "week, and the past pages are moved to an archive folder each quarter by hand."
+    )
+    notes = {
+        "en/sync/history.md": f"# Version history\n\n{answer}\n\n{aside}\n",
+        "sandbox/history.md": f"# Version history\n\n{answer}\n\n{aside}\n",
+        "en/sync/plans.md": "# Plans\n\nSync keeps a year of version history on every plan.\n",
+    }
+    vault = write_notes(tmp_path / "vault", notes)
+    bridge = open_test_bridge(vault, tmp_path / "state")
+    question = "how do I restore an older version of a note?"
+    try:
+        first = bridge.engine.search(question).sources[0]
+        assert {first.path, *first.also_in} == {"en/sync/history.md", "sandbox/history.md"}
+        # Its second half rewritten (the same length, none of the question's words): the
+        # question finds the same in it, but it is no copy any more.
+        (vault / "sandbox" / "history.md").write_text(
+            f"# Version history\n\n{answer}\n\n{rewritten}\n"
+        )
+        bridge.sync()
+        found = bridge.engine.search(question)
+        assert all(s.also_in == [] for s in found.sources)
+        assert {"en/sync/history.md", "sandbox/history.md"} <= {s.path for s in found.sources}
+    finally:
+        bridge.close()
