@@ -1,9 +1,9 @@
 """The vault's link graph, kept current by each index commit's changed notes.
 
 The API shows it (backlinks, unresolved links, the whole graph) and the ranker reads how many
-notes link to each candidate. Rebuilding every note's links for each new generation cost a
-question a whole pass over the vault after every write (hundreds of milliseconds at 10,000
-notes while an agent curates), so one graph per bridge follows the commits instead.
+notes link to each candidate. Rebuilt for each new generation, the graph made the first
+question after every write pay a pass over the whole vault, and an agent curating writes
+several times a second; so one graph per bridge follows the commits instead.
 """
 
 from __future__ import annotations
