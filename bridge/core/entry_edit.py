@@ -366,6 +366,43 @@ def _mask_code(body: str) -> str:
     return "\n".join(out)
 
 
+# A Logseq tag without brackets: `#` after a space or a line's start, then the name up to
+# white space or punctuation a name cannot end with (`#billing/cycle/dunning.` ends a sentence).
+_BARE_TAG = re.compile(r"(?<![^\s(])#([^\s#,;!?\"'()\[\]{}]+?)(?=[.:]?(?:[\s,;!?\"')\]}]|$))")
+# `tags:: a, b`: its plain items name pages as much as `[[a]]` does.
+_TAGS_LINE = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?tags::[ \t]*)(.*)$", re.M | re.I)
+
+
+def rewrite_tags(text: str, old_names: Sequence[str], new_name: str) -> str:
+    """A Logseq page's bare references to a renamed page pointed at its new name: `#old/name`
+    in the text and plain items of `tags::` (`[[...]]` forms are links: `rewrite_links`).
+
+    Names match as Logseq matches them, in any case; a tag naming another page (`#dunning`
+    for `billing/cycle/dunning`) and code stay as they are. A new name that a bare tag cannot
+    hold (a space) is written `#[[new name]]`.
+    """
+    olds = {name.lower() for name in old_names}
+    bare = new_name if not re.search(r"[\s#,;!?\"'()\[\]{}]", new_name) else f"[[{new_name}]]"
+    parts = fm.split(text)
+    masked = text[: parts.body_start] + _mask_code(text[parts.body_start :])
+    edits: list[tuple[int, int, str]] = []
+    for line in _TAGS_LINE.finditer(masked):
+        start = line.start(2)
+        for item in re.finditer(r"[^,]+", line.group(2)):
+            name = item.group(0).strip()
+            if not name.startswith("[[") and name.lstrip("#").lower() in olds:
+                at = start + item.start() + item.group(0).index(name)
+                hashed = name.startswith("#")
+                edits.append((at, at + len(name), f"#{bare}" if hashed else new_name))
+    for tag in _BARE_TAG.finditer(masked):
+        inside = any(a <= tag.start() < b for a, b, _ in edits)
+        if not inside and tag.group(1).lower() in olds:
+            edits.append((tag.start(1), tag.end(1), bare))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
 def rewrite_links(
     text: str,
     resolve: Callable[[str], str | None],

@@ -41,6 +41,7 @@ from bridge.core.entry_edit import (
     drop_relations,
     relation_key,
     rewrite_links,
+    rewrite_tags,
 )
 from bridge.core.frontmatter import FrontmatterError
 from bridge.core.moves import relink
@@ -450,11 +451,16 @@ class Planner:
         moved = (old, new)
         spell = None if isinstance(dialect, Obsidian | Foam) else self._spell({old}, new)
         notes = set(self.paths())
+        # A Logseq page is also named by bare tags and plain `tags::` items: by its name as
+        # Logseq shows it (its `title::`, else its file's) and by the name of its file.
+        old_names = [current.parse().title, page_name(dialect, old)]
 
         def relinked(text: str, source: tuple[str, str]) -> str:
             text = relink(text, source, moved, before, after, spell, self.syntax)
             if isinstance(dialect, Foam):
                 text = relink_definitions(text, source, moved, notes)
+            if isinstance(dialect, Logseq):
+                text = rewrite_tags(text, old_names, page_name(dialect, new))
             return text
 
         text = relinked(text, moved)
@@ -473,7 +479,8 @@ class Planner:
                 continue
             lowered = file.text.lower()
             defines = isinstance(dialect, Foam) and "]:" in lowered  # a link definition
-            if "[[" not in lowered and not defines:
+            tagged = isinstance(dialect, Logseq) and ("#" in lowered or "tags::" in lowered)
+            if "[[" not in lowered and not defines and not tagged:
                 continue
             if not any(name in lowered for name in names):
                 continue

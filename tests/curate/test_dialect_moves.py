@@ -121,6 +121,41 @@ def test_a_logseq_move_renames_the_page_file_and_its_links_follow_by_name(vaults
     assert run(bridge, update).results[0].status == "applied"
 
 
+def test_a_logseq_move_rewrites_bare_tags_and_tags_property_items_naming_the_page(
+    vaults: Any,
+) -> None:
+    """`#billing/cycle/dunning` and a plain `tags::` item are references to the page in
+    Logseq as much as `[[...]]`: left as they were, they would make an empty page of the old
+    name. `#dunning` names another page, and code is no reference."""
+    bridge = vaults("logseq", review_rules=[])
+    _dunning_with_history(bridge)
+    root = bridge.store.root
+    before = append(
+        bridge,
+        "pages/Billing notes.md",
+        "tags:: finance, Billing/Cycle/Dunning, #billing/cycle/dunning\n\n"
+        "- Reminders follow #billing/cycle/dunning. See #dunning too.\n"
+        "- In code: `#billing/cycle/dunning`\n",
+    ).decode()
+    move = {
+        "type": "MOVE",
+        "from": "billing/cycle/dunning.md",
+        "path": "billing/collections/dunning.md",
+    }
+    assert run(bridge, move).results[0].status == "applied"
+    text = (root / "pages/Billing notes.md").read_text()
+    added, gone = changed_lines(before, text)
+    assert added == [
+        "tags:: finance, billing/collections/dunning, #billing/collections/dunning",
+        "- Reminders follow #billing/collections/dunning. See #dunning too.",
+    ]
+    assert len(gone) == 2 and "- In code: `#billing/cycle/dunning`\n" in text
+    assert_logseq_page(text)
+    note = read(bridge, "pages/Billing notes.md")
+    assert note.entry.tags[:2] == ("finance", "billing/collections/dunning")
+    assert not any("cycle" in tag for tag in note.entry.tags)
+
+
 def test_a_logseq_move_of_a_humans_page_renames_its_title_property_after_review(
     vaults: Any,
 ) -> None:
