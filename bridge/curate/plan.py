@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -409,7 +409,8 @@ class Planner:
         for file, _ in sources:
             bases[file.path] = file.hash
             changes.append(FileChange(file.path, file.data, None, "source"))
-        changes += self._link_changes(op.path, gone, skip={op.path})
+        titles = [note.title for _, note in sources]
+        changes += self._link_changes(op.path, gone, skip={op.path}, titles=titles)
         # The merged entry may itself link to what it absorbed: point those links at itself.
         moved = {p: op.path for p in gone}
         text = merged_text.decode("utf-8")
@@ -511,14 +512,21 @@ class Planner:
 
         return spell
 
-    def _link_changes(self, new_path: str, gone: set[str], skip: set[str]) -> list[FileChange]:
-        """Every other note whose links resolve to a removed note, rewritten to `new_path`."""
+    def _link_changes(
+        self, new_path: str, gone: set[str], skip: set[str], titles: Sequence[str] = ()
+    ) -> list[FileChange]:
+        """Every other note whose links resolve to a removed note, rewritten to `new_path`
+        (in a Logseq graph its bare tags and plain `tags::` items too, by the removed pages'
+        `titles` and file names)."""
         moves = {p: new_path for p in gone}
         dialect = self.store.dialect
         names = {stem(p).lower() for p in gone}
         names |= {page_name(dialect, p).lower().rsplit("/", 1)[-1] for p in gone}
         names |= {name for p in gone for name in self.resolver().names_of(p)}
         spell = self._spell(gone, new_path)
+        logseq = isinstance(dialect, Logseq)
+        tag_names = [*titles, *(page_name(dialect, p) for p in gone)] if logseq else []
+        new_name = self.spelled_path(new_path) if logseq else ""
         changes = []
         for path in self.paths():
             if path in gone or path in skip:
@@ -528,12 +536,15 @@ class Planner:
             except NoteError:
                 continue
             lowered = file.text.lower()
-            if "[[" not in lowered or not any(name in lowered for name in names):
+            tagged = logseq and ("#" in lowered or "tags::" in lowered)
+            if ("[[" not in lowered and not tagged) or not any(n in lowered for n in names):
                 continue
             if not file.parse().writable:
                 continue  # never write a note a human must fix first; its links stay
             resolve = self._resolve_from(path)
             text = rewrite_links(file.text, resolve, moves, spell, self.syntax)
+            if logseq:
+                text = rewrite_tags(text, tag_names, new_name)
             if text != file.text:
                 changes.append(FileChange(path, file.data, text.encode("utf-8"), "link"))
         return changes

@@ -298,7 +298,8 @@ def test_a_logseq_page_is_linked_by_the_title_that_names_it(vaults: Any) -> None
     (root / "pages/sso.md").write_text("title:: Single sign-on\n\n- We use Okta for SSO.\n")
     (root / "pages/okta.md").write_text("- Okta is our identity provider.\n")
     deploy = root / "pages/Deploy.md"
-    deploy.write_text(deploy.read_text() + "- Log in with [[okta]] first.\n")
+    deploy.write_text(deploy.read_text() + "- Log in with [[okta]] first. Ask #okta.\n")
+    (root / "pages/vendors.md").write_text("tags:: okta, billing\n\n- Our vendors.\n")
     bridge.sync()
     add = add_op(
         "ops/access/login.md",
@@ -313,7 +314,11 @@ def test_a_logseq_page_is_linked_by_the_title_that_names_it(vaults: Any) -> None
     )
     merge = {"type": "MERGE", "path": "pages/sso.md", "merge_from": ["pages/okta.md"]}
     assert run(bridge, merge).results[0].status == "applied"
-    assert "- Log in with [[Single sign-on]] first.\n" in deploy.read_text()
+    # Links, bare tags and `tags::` items naming the merged page name the page it joined.
+    assert "- Log in with [[Single sign-on]] first. Ask #[[Single sign-on]].\n" in (
+        deploy.read_text()
+    )
+    assert (root / "pages/vendors.md").read_text().startswith("tags:: Single sign-on, billing\n")
     assert (root / "pages/sso.md").read_text().startswith("title:: Single sign-on\n")
     assert bridge.index.link_resolver().resolve("Single sign-on") == "pages/sso.md"
 
