@@ -21,36 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from real_vaults import embedded_bridge, vault_questions
 from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "bench" / "data"
 
 
 def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
-
-
-@contextmanager
-def _bridge(vault: Path, state: Path | None) -> Iterator[Any]:
-    from bridge.runtime import open_bridge
-    from bridge.settings import Settings
-
-    with tempfile.TemporaryDirectory() as tmp:
-        bridge = open_bridge(Settings(vault=vault, state_dir=state or Path(tmp) / "state"))
-        try:
-            bridge.sync()
-            bridge.prepare_semantic(embed=True)
-            yield bridge
-        finally:
-            bridge.close()
 
 
 def _cites_an_answer(result: Any, answers: set[str]) -> bool | None:
@@ -63,9 +45,7 @@ def _cites_an_answer(result: Any, answers: set[str]) -> bool | None:
 
 
 def ask_vault(name: str, vault: Path, state: Path | None) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}_questions.json").read_text(encoding="utf-8"))
-    real = [*data["questions"], *data.get("short", [])]
-    off = [*data["off_topic"], *data.get("near_topic", [])]
+    real, off = vault_questions(name)
     counts = {
         "real": len(real),
         "from_answering_note": 0,
@@ -79,7 +59,7 @@ def ask_vault(name: str, vault: Path, state: Path | None) -> dict[str, Any]:
         "near_refused": 0,
     }
     wrong: list[dict[str, Any]] = []
-    with _bridge(vault, state) as bridge:
+    with embedded_bridge(vault, state) as bridge:
         for q in real:
             result = bridge.engine.query(q["question"], limit=10)
             if result.ood:

@@ -29,41 +29,19 @@ import json
 import math
 import statistics
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from real_vaults import embedded_bridge, vault_questions
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "bench" / "data"
 WEIGHTS_FILE = ROOT / "bridge" / "core" / "ranker_weights.py"
 BUDGET = 500
 LIMIT = 10
 
 
 # -- collect --------------------------------------------------------------------------------
-
-
-def _questions(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(real, off-topic) questions of a vault's file: short ones are real, near ones off."""
-    data = json.loads((DATA / f"{name}_questions.json").read_text(encoding="utf-8"))
-    real = [*data["questions"], *data.get("short", [])]
-    off = [*data["off_topic"], *data.get("near_topic", [])]
-    return real, off
-
-
-@contextmanager
-def _bridge(vault: Path, state: Path) -> Iterator[Any]:
-    from bridge.runtime import open_bridge
-    from bridge.settings import Settings
-
-    bridge = open_bridge(Settings(vault=vault, state_dir=state))
-    try:
-        bridge.sync()
-        bridge.prepare_semantic(embed=True)
-        yield bridge
-    finally:
-        bridge.close()
 
 
 def _ask(bridge: Any, text: str, scope: str | None = None) -> tuple[Any, float]:
@@ -105,9 +83,9 @@ def _probes(bridge: Any) -> list[float]:
 
 
 def collect_vault(name: str, vault: Path, state: Path) -> tuple[list[dict[str, Any]], list[float]]:
-    real, off = _questions(name)
+    real, off = vault_questions(name)
     rows = []
-    with _bridge(vault, state) as bridge:
+    with embedded_bridge(vault, state) as bridge:
         probes = _probes(bridge)
         for q in real:
             rows.append(
