@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -115,6 +115,7 @@ class Planner:
     known_names: Callable[[], Mapping[str, Iterable[str]]] | None = None
     _resolver: LinkResolver | None = field(default=None, init=False)
     _paths: list[str] | None = field(default=None, init=False)
+    _page_names: dict[str, str] = field(default_factory=dict, init=False)  # `spelled_path`
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -173,14 +174,18 @@ class Planner:
         """How a link written by the bridge names the existing note at `path` (a Logseq page
         by its title, which names it; a note not written yet by the name it will have)."""
         dialect = self.store.dialect
-        title = None
-        if isinstance(dialect, Logseq):
+        if not isinstance(dialect, Logseq):
+            return spell_link(dialect, path)
+        if path not in self._page_names:  # a link per note rewritten asks it again
             try:
                 file = self.store.read(path)
             except NoteError:
                 file = None
-            title = file.parse().title if file is not None else None
-        return spell_link(dialect, path, title)
+            title = file.properties().meta.get("title") if file is not None else None
+            self._page_names[path] = spell_link(
+                dialect, path, title if isinstance(title, str) else None
+            )
+        return self._page_names[path]
 
     def _spelled(self, target: str, source: str) -> str:
         """A relation's inner link text as the vault's dialect spells it: the note it
@@ -441,7 +446,7 @@ class Planner:
         current = self.read(old)
         if current is None:
             raise self._missing("MOVE", old, "`from` must name an existing note")
-        self._writable(current)
+        note = self._writable(current)
         dialect = self.store.dialect
         # A Logseq page's `title::` names it: it says the new name (the move's only edit).
         text = moved_text(dialect, current.text, new)
@@ -454,7 +459,7 @@ class Planner:
         notes = set(self.paths())
         # A Logseq page is also named by bare tags and plain `tags::` items: by its name as
         # Logseq shows it (its `title::`, else its file's) and by the name of its file.
-        old_names = [current.parse().title, page_name(dialect, old)]
+        old_names = [note.title, page_name(dialect, old)]
 
         def relinked(text: str, source: tuple[str, str]) -> str:
             text = relink(text, source, moved, before, after, spell, self.syntax)
@@ -471,25 +476,10 @@ class Planner:
         ]
         names = {stem(old).lower(), stem(new).lower(), *before.names_of(old)}
         names |= {page_name(dialect, p).lower().rsplit("/", 1)[-1] for p in (old, new)}
-        for path in self.paths():
-            if path == old:
-                continue
-            try:
-                file = self.store.read(path)
-            except NoteError:
-                continue
-            lowered = file.text.lower()
-            defines = isinstance(dialect, Foam) and "]:" in lowered  # a link definition
-            tagged = isinstance(dialect, Logseq) and ("#" in lowered or "tags::" in lowered)
-            if "[[" not in lowered and not defines and not tagged:
-                continue
-            if not any(name in lowered for name in names):
-                continue
-            if not file.parse().writable:
-                continue  # never write a note a human must fix first; its links stay
-            rewritten = relinked(file.text, (path, path))
+        for file in self._referencing(names, {old}, definitions=True):
+            rewritten = relinked(file.text, (file.path, file.path))
             if rewritten != file.text:
-                changes.append(FileChange(path, file.data, rewritten.encode("utf-8"), "link"))
+                changes.append(FileChange(file.path, file.data, rewritten.encode("utf-8"), "link"))
         return Plan(op, "MOVE", tuple(changes), {old: current.hash, new: None})
 
     # -- links -------------------------------------------------------------------------------
@@ -528,23 +518,37 @@ class Planner:
         tag_names = [*titles, *(page_name(dialect, p) for p in gone)] if logseq else []
         new_name = self.spelled_path(new_path) if logseq else ""
         changes = []
-        for path in self.paths():
-            if path in gone or path in skip:
-                continue
-            try:
-                file = self.store.read(path)
-            except NoteError:
-                continue
-            lowered = file.text.lower()
-            tagged = logseq and ("#" in lowered or "tags::" in lowered)
-            if ("[[" not in lowered and not tagged) or not any(n in lowered for n in names):
-                continue
-            if not file.parse().writable:
-                continue  # never write a note a human must fix first; its links stay
-            resolve = self._resolve_from(path)
+        for file in self._referencing(names, gone | skip):
+            resolve = self._resolve_from(file.path)
             text = rewrite_links(file.text, resolve, moves, spell, self.syntax)
             if logseq:
                 text = rewrite_tags(text, tag_names, new_name)
             if text != file.text:
-                changes.append(FileChange(path, file.data, text.encode("utf-8"), "link"))
+                changes.append(FileChange(file.path, file.data, text.encode("utf-8"), "link"))
         return changes
+
+    def _referencing(
+        self, names: set[str], skip: set[str], definitions: bool = False
+    ) -> Iterator[NoteFile]:
+        """The notes but `skip` that may reference a note by one of `names` (lower case): a
+        `[[link]]`, in a Logseq graph a tag too, and with `definitions` a Foam link reference
+        definition. A note a human must fix first is never written: its links stay."""
+        dialect = self.store.dialect
+        logseq = isinstance(dialect, Logseq)
+        defines = definitions and isinstance(dialect, Foam)
+        for path in self.paths():
+            if path in skip:
+                continue
+            try:
+                file = self.store.read_listed(path)  # listed by `paths`: no second resolve
+            except NoteError:
+                continue
+            lowered = file.text.lower()
+            marked = (
+                "[[" in lowered
+                or (defines and "]:" in lowered)
+                or (logseq and ("#" in lowered or "tags::" in lowered))
+            )
+            named = marked and any(name in lowered for name in names)
+            if named and file.properties().blocking is None:  # what stops a write is there
+                yield file
