@@ -9,8 +9,10 @@ here decides anything: the scoring function does, with fitted weights.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from bridge.core.compose import named_identifiers
 from bridge.core.ranker import FEATURES, INDEX
@@ -82,8 +84,9 @@ class FeatureReader:
             return out
         self._lexical(found, out)
         by_field = masks if masks is not None else self.field_masks(terms, list(out))
-        self._fields(terms, found, out, by_field)
-        self._identifiers(text, terms, found, out, by_field)
+        held = _union(by_field.values())  # the question's words each note holds, any field
+        self._fields(terms, found, out, by_field, held)
+        self._identifiers(text, terms, found, out, held)
         self._dense(found, out)
         self._structure(found, out)
         for nid, values in out.items():
@@ -113,9 +116,11 @@ class FeatureReader:
         terms: QueryTerms,
         found: Found,
         out: dict[int, list[float]],
-        masks: FieldMasks | None = None,
+        masks: FieldMasks,
+        held: Mapping[int, int],
     ) -> None:
-        """Shares of the question's words, weighted by rarity, in each field of each note.
+        """Shares of the question's words, weighted by rarity, in each field of each note
+        (`masks`: by field; `held`: in any).
 
         A question in a language with a stemmer (`question_stems`) is also measured by its
         native stems, which a note in that language holds beside its words: a note's share
@@ -126,12 +131,11 @@ class FeatureReader:
         if not forms[0]:
             return
         words = forms[0]
-        by_field = masks if masks is not None else self.field_masks(terms, list(out))
-        title, path = by_field["title"], by_field["path_text"]
+        title, path = masks["title"], masks["path_text"]
         fields = {
-            "coverage": _union(by_field.values()),
+            "coverage": held,
             "title": title,
-            "summary": by_field["summary"],
+            "summary": masks["summary"],
             "path": path,
             "name": _union([title, path]),
         }
@@ -170,12 +174,12 @@ class FeatureReader:
         terms: QueryTerms,
         found: Found,
         out: dict[int, list[float]],
-        masks: FieldMasks,
+        holds: Mapping[int, int],
     ) -> None:
         """Notes holding, verbatim, an identifier the question names (`named_identifiers`).
 
         The notes' text is read only when the question names one (most do not), and only for
-        the notes that hold every index term of one of them in some field (`masks`): a note
+        the notes that hold every index term of one of them in some field (`holds`): a note
         without them cannot hold the identifier, and reading a few dozen notes' text was a
         large part of such a question.
         """
@@ -184,7 +188,6 @@ class FeatureReader:
             return
         column, held = INDEX["identifier"], INDEX["coverage"]
         needed = _identifier_bits(names, terms)
-        holds = _union(masks.values())
         keys = [
             (nid, i)
             for nid, values in out.items()
@@ -290,10 +293,9 @@ def _share(mask: int, weights: Sequence[float]) -> float:
     return math.fsum(w for i, w in enumerate(weights) if mask >> i & 1)
 
 
+@lru_cache(maxsize=16_384)
 def _title_words(title: str) -> frozenset[str]:
-    return frozenset(analyze(title))
-
-
-def feature_rows(values: Mapping[int, Sequence[float]], nids: Iterable[int]) -> list[list[float]]:
-    """The rows of `nids`, in that order (for the fit script)."""
-    return [list(values[n]) for n in nids]
+    """A title's index terms, as a question's are analysed: asked for every candidate of
+    every question, so kept for the titles seen (the stems interned, one string for every
+    title holding it)."""
+    return frozenset(map(sys.intern, analyze(title)))
