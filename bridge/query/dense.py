@@ -24,9 +24,6 @@ class DenseFound:
     hits: tuple[PassageHit, ...]
     language: str | None  # the question's language, when the channel is sure of it
     top: float  # the best passage's cosine (0.0 without hits)
-    # The cosine under which the best passage says "off-topic" in this vault (None: unknown;
-    # the lexical rule decides).
-    line: float | None = None
     # The channel has seen every note of the vault (embedded, loaded, or skipped for its
     # language): False while `serve` embeds a vault for the first time (a CLI process uses
     # what is stored: True). Until then a note may be missing from the hits only for having

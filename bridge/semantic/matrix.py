@@ -180,11 +180,15 @@ class PassageMatrix:
         starts = np.cumsum([0] + [b - a for _, a, b in parts[:-1]]).tolist()
         return rows, [nid for nid, _, _ in parts], starts
 
-    def spans_of(self, nid: int) -> list[tuple[int, int]]:
-        """Note `nid`'s passages' block spans, in the order of `vectors_of`'s rows."""
+    def passages_of(self, nid: int) -> tuple[list[tuple[int, int]], Vectors]:
+        """Note `nid`'s passages' block spans and their vectors (float32 rows, in the same
+        order), read under one lock: the embedding thread may replace a note's passages
+        between two reads."""
         with self._lock:
             first, stop = self._rows_of(nid)
-            return [(int(a), int(b)) for a, b in self._span[first:stop]]
+            spans = [(int(a), int(b)) for a, b in self._span[first:stop]]
+            part = slice(first, stop)
+            return spans, self._codes[part].astype(np.float32) * self._factor[part, None]
 
     def search(
         self, query: Vectors, limit: int, notes: Collection[int] | None = None

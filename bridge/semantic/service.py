@@ -531,7 +531,7 @@ class SemanticIndex:
             # Until every note was embedded once the channel neither ranks nor judges
             # (`DenseFound.covered`): only the question's language is of use, so the question
             # is not embedded (on a core the embedding thread is using).
-            return DenseFound((), lang, 0.0, None, covered=False)
+            return DenseFound((), lang, 0.0, covered=False)
         vector = self.embed_question(text, lang)
         if vector is None:
             return DenseFound((), lang, 0.0)
@@ -544,17 +544,16 @@ class SemanticIndex:
             found,
             lang,
             top,
-            None if probes is None else probes.line,
             vector=vector,
             closeness=None if probes is None else probes.z(top),
         )
 
     def passage_cosines(self, vector: Vectors, nid: int) -> list[tuple[int, int, float]]:
         """See `DenseSearch.passage_cosines`."""
-        spans = self.matrix.spans_of(nid)
+        spans, rows = self.matrix.passages_of(nid)
         if not spans:
             return []
-        cosines = self.matrix.vectors_of(nid) @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        cosines = rows @ np.asarray(vector, dtype=np.float32).reshape(-1)
         return [(first, last, float(c)) for (first, last), c in zip(spans, cosines, strict=True)]
 
     def note_similarity(self, vector: Vectors, nids: Iterable[int]) -> dict[int, NoteSimilarity]:
