@@ -58,9 +58,9 @@ class Bridge:
     index: SearchIndex
     lifecycle: LifecycleStore
     engine: QueryEngine
-    semantic: SemanticIndex | None = None
     # The link graph the API shows and the ranker reads, kept current by each commit.
-    graph: GraphCache | None = None
+    graph: GraphCache
+    semantic: SemanticIndex | None = None
 
     def sync(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Bring the index up to date with the files."""
@@ -326,7 +326,7 @@ def open_bridge(settings: Settings) -> Bridge:
             settings.llm_agent_rounds,
             budget_seconds=settings.llm_query_budget_seconds,
         )
-    return Bridge(settings, store, index, lifecycle, engine, semantic, graph)
+    return Bridge(settings, store, index, lifecycle, engine, graph, semantic)
 
 
 def _or(value: float | None, default: float) -> float:

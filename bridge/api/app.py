@@ -19,8 +19,6 @@ from bridge.api.context import ApiContext
 from bridge.api.events import EventBus
 from bridge.api.models import error_responses
 from bridge.api.security import ALLOWED_ORIGINS, DEFAULT_MAX_BODY, GuardMiddleware
-from bridge.core.dialect import pages_by_reference
-from bridge.index.graph_cache import GraphCache
 from bridge.runtime import Bridge
 
 
@@ -44,7 +42,6 @@ def create_app(
     ctx = ApiContext(
         bridge=bridge,
         bus=bus,
-        graph=bridge.graph or GraphCache(bridge.index, pages_by_reference(bridge.store.dialect)),
         watching=watching,
         answer_threads=bridge.settings.answer_threads,
     )

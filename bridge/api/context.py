@@ -24,11 +24,15 @@ class ApiContext:
 
     bridge: Bridge
     bus: EventBus
-    graph: GraphCache
     watching: bool = False
     services: dict[str, Any] = field(default_factory=dict)
     answer_threads: int = 1
     _answers: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+
+    @property
+    def graph(self) -> GraphCache:
+        """The bridge's link graph (`Bridge.graph`), which the ranker reads too."""
+        return self.bridge.graph
 
     async def answer(self, work: Callable[..., T], *args: Any) -> T:
         """Run a question's work on the answer threads, off the event loop.
