@@ -98,7 +98,7 @@ def collect_vault(name: str, vault: Path, state: Path) -> tuple[list[dict[str, A
 
 def collect_locomo(path: Path, state: Path) -> tuple[list[dict[str, Any]], list[float]]:
     sys.path.append(str(ROOT))
-    from bench.locomo import Setup, imported, load
+    from bench.locomo_common import Setup, imported, load, recall
 
     data, texts, questions = load(path)
     rows = []
@@ -108,20 +108,15 @@ def collect_locomo(path: Path, state: Path) -> tuple[list[dict[str, Any]], list[
         for i, q in enumerate(questions):
             scope = f"conversations/{q.conversation}"
             asked = _ask(bridge, q.text, scope)
-            wanted = [_norm(texts[(q.conversation, t)]) for t in q.evidence]
             answers = set()
             for rel in (r.path for r in asked[0].ranked):
                 if rel not in notes:
-                    notes[rel] = _norm((vault / rel).read_text(encoding="utf-8"))
-                if any(w in notes[rel] for w in wanted):
+                    notes[rel] = (vault / rel).read_text(encoding="utf-8")
+                if recall(q, notes[rel], texts) > 0:  # it holds an evidence turn
                     answers.add(rel)
             rows.append(_row(f"l{i:04d}", f"c{q.category}", asked, answers))
         probes = _probes(bridge)
     return rows, probes
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 # -- fit ------------------------------------------------------------------------------------
